@@ -1,0 +1,71 @@
+# rocetest: RoCEv2 conformance and interop test harness.
+#
+#   make            the library and build/bin/rocetest
+#   make demo       the main job for now: show and icrc on a generated capture
+#   make test       unit tests (Check) and integration tests (tshark, scapy, CLI)
+#   make fuzz       libFuzzer + ASan/UBSan on the parser and the capture reader
+#   make sanitize   the unit tests built with ASan/UBSan
+#   make bench      throughput against tshark and zlib on a generated 1 GB capture
+#
+# Missing Debian packages are installed on first use (as root), see
+# harness/scripts/deps.sh. Output goes to build/.
+
+BUILD ?= build
+CONFIG := build/config.mk
+DEPS := harness/scripts/deps.sh
+
+CC ?= cc
+OPT ?= -O2
+SAN_FLAGS ?=
+CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
+LDLIBS_COMMON = $(PCAP_LIBS) $(DEFLATE_LIBS) $(SAN_FLAGS)
+
+LIB_SRCS := $(wildcard harness/lib/*.c)
+CLI_SRCS := $(wildcard harness/cli/*.c)
+LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB = $(BUILD)/lib/librocetest.a
+ROCETEST = $(BUILD)/bin/rocetest
+
+.PHONY: all clean demo test unit integration fuzz sanitize bench deps-test help
+.DEFAULT_GOAL := all
+
+# The configuration (and the Debian packages behind it) comes first: make
+# rebuilds the included file when it is missing and then restarts itself.
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+include $(CONFIG)
+endif
+$(CONFIG): $(DEPS)
+	bash $(DEPS) --config $@ build
+
+all: $(ROCETEST)
+
+$(BUILD)/obj/%.o: %.c $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(ROCETEST): $(CLI_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS_COMMON)
+
+# Test and benchmark dependencies are installed only when those are run.
+deps-test:
+	@bash $(DEPS) build test
+
+-include harness/tests/tests.mk
+-include harness/fuzz/fuzz.mk
+-include harness/bench/bench.mk
+
+help:
+	@sed -n '3,12p' Makefile
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* What the rocetest subcommands share: exit codes, messages, progress. */
+#ifndef ROCETEST_CLI_H
+#define ROCETEST_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+enum rt_exit {
+	RT_EXIT_OK = 0,		/* conformant / all good */
+	RT_EXIT_VIOLATIONS = 1,	/* violations found (bad ICRC, broken rules) */
+	RT_EXIT_INPUT = 2,	/* usage error or unusable input */
+};
+
+/* Prints "rocetest: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the message and "Try 'rocetest CMD --help'."; returns RT_EXIT_INPUT. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a whole non-negative decimal number; false if it is not one or exceeds max. */
+bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+/*
+ * A progress line on stderr, only when stderr is a terminal and the job has
+ * run for more than a second; redrawn at most ten times a second.
+ */
+struct cli_progress {
+	bool enabled;
+	bool shown;
+	const char *label;
+	struct timespec start;
+	struct timespec last;
+	uint64_t checks;
+};
+void cli_progress_start(struct cli_progress *pr, const char *label);
+/* Cheap to call per packet: looks at the clock once every 1024 calls. */
+void cli_progress_update(struct cli_progress *pr, uint64_t bytes_done, uint64_t bytes_total, uint64_t packets);
+void cli_progress_finish(struct cli_progress *pr);
+double cli_elapsed(const struct timespec *since);
+
+int cmd_show(int argc, char **argv);
+int cmd_icrc(int argc, char **argv);
+
+#endif

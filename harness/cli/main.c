@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* rocetest: a RoCEv2 packet-level conformance and interop test harness. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef ROCETEST_VERSION
+#define ROCETEST_VERSION "dev"
+#endif
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "show", cmd_show, "print every packet of a capture, one line (or JSON object) per frame" },
+	{ "icrc", cmd_icrc, "verify (or recompute with --fix) the ICRC of every RoCE packet" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: rocetest COMMAND [OPTIONS] [ARGS]\n\n"
+		     "RoCEv2 packet-level conformance and interop test harness.\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'rocetest COMMAND --help' describes one command.\n"
+		     "Exit status: 0 conformant, 1 violations found, 2 usage or input error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return RT_EXIT_INPUT;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return RT_EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("rocetest %s\n", ROCETEST_VERSION);
+		return RT_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	cli_error("unknown command '%s'", cmd);
+	usage(stderr);
+	return RT_EXIT_INPUT;
+}

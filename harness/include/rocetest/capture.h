@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture files through libpcap: pcap and pcapng in, pcap out. The reader
+ * hands out frames one at a time from libpcap's own buffer (no copy, no
+ * allocation per frame), numbered from 1 as Wireshark numbers them.
+ */
+#ifndef ROCETEST_CAPTURE_H
+#define ROCETEST_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rocetest/error.h"
+#include "rocetest/packet.h"
+
+struct rt_frame {
+	uint64_t number;	/* 1-based */
+	int64_t ts_ns;		/* nanoseconds since the epoch */
+	uint32_t caplen;
+	uint32_t wirelen;
+	const uint8_t *data;	/* valid until the next rt_capture_next() */
+};
+
+struct rt_capture;
+
+/*
+ * Open a capture file ("-" reads standard input). On failure returns NULL and
+ * says why in err ("FILE: empty file (0 bytes), not a capture").
+ */
+struct rt_capture *rt_capture_open(const char *path, struct rt_error *err);
+
+/* 1: a frame; 0: end of file; -1: the file is damaged at this frame (err says where). */
+int rt_capture_next(struct rt_capture *c, struct rt_frame *frame, struct rt_error *err);
+
+enum rt_link rt_capture_link(const struct rt_capture *c);
+int rt_capture_dlt(const struct rt_capture *c);	/* the libpcap link type */
+uint32_t rt_capture_snaplen(const struct rt_capture *c);
+bool rt_capture_nanosecond(const struct rt_capture *c);	/* the file stores ns timestamps */
+const char *rt_capture_path(const struct rt_capture *c);
+/* Bytes of the file read so far and its size (0 when unknown, e.g. a pipe): for progress. */
+uint64_t rt_capture_offset(const struct rt_capture *c);
+uint64_t rt_capture_size(const struct rt_capture *c);
+void rt_capture_close(struct rt_capture *c);
+
+/* Writes classic pcap with nanosecond timestamps. */
+struct rt_capture_writer;
+
+struct rt_capture_writer *rt_capture_writer_open(const char *path, int dlt, uint32_t snaplen,
+						 struct rt_error *err);
+/* Link type number (libpcap DLT) for one of ours; -1 if none. */
+int rt_link_dlt(enum rt_link link);
+int rt_capture_write(struct rt_capture_writer *w, int64_t ts_ns, const uint8_t *data, uint32_t caplen,
+		     uint32_t wirelen);
+/* Flushes and closes; -1 with err set when anything failed to reach the file. */
+int rt_capture_writer_close(struct rt_capture_writer *w, struct rt_error *err);
+
+#endif

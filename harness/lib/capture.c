@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+#include "rocetest/capture.h"
+
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+#ifndef DLT_IPV6
+#define DLT_IPV6 229
+#endif
+
+/* stdio buffer for reading: large enough that a GB-sized file costs few syscalls. */
+#define READ_BUFFER_BYTES (1u << 20)
+
+struct rt_capture {
+	pcap_t *pcap;
+	FILE *file;
+	char *buffer;
+	const char *path;
+	enum rt_link link;
+	int dlt;
+	uint64_t size;
+	uint64_t frames;
+	bool nano;
+};
+
+static bool link_from_dlt(int dlt, enum rt_link *link)
+{
+	switch (dlt) {
+	case DLT_EN10MB: *link = RT_LINK_ETHERNET; return true;
+	case DLT_LINUX_SLL: *link = RT_LINK_LINUX_SLL; return true;
+	case DLT_LINUX_SLL2: *link = RT_LINK_LINUX_SLL2; return true;
+	case DLT_RAW: *link = RT_LINK_RAW_IP; return true;
+	case DLT_IPV4: *link = RT_LINK_IPV4; return true;
+	case DLT_IPV6: *link = RT_LINK_IPV6; return true;
+	default: return false;
+	}
+}
+
+int rt_link_dlt(enum rt_link link)
+{
+	switch (link) {
+	case RT_LINK_ETHERNET: return DLT_EN10MB;
+	case RT_LINK_LINUX_SLL: return DLT_LINUX_SLL;
+	case RT_LINK_LINUX_SLL2: return DLT_LINUX_SLL2;
+	case RT_LINK_RAW_IP: return DLT_RAW;
+	case RT_LINK_IPV4: return DLT_IPV4;
+	case RT_LINK_IPV6: return DLT_IPV6;
+	}
+	return -1;
+}
+
+/* Turns libpcap's open errors into a sentence about the file. */
+static void explain_open_failure(const char *path, FILE *f, const char *pcap_msg, struct rt_error *err)
+{
+	unsigned char magic[4] = { 0 };
+	size_t got = 0;
+	if (f && fseek(f, 0, SEEK_SET) == 0)
+		got = fread(magic, 1, sizeof magic, f);
+	if (strstr(pcap_msg, "unknown file format") || strstr(pcap_msg, "bad dump file format"))
+		rt_error_set(err, "%s: not a pcap or pcapng capture (it starts with %02x %02x %02x %02x)", path,
+			     magic[0], magic[1], magic[2], magic[3]);
+	else if (strstr(pcap_msg, "truncated") && got < sizeof magic)
+		rt_error_set(err, "%s: file too short to be a capture (%zu bytes)", path, got);
+	else if (strstr(pcap_msg, "truncated"))
+		rt_error_set(err, "%s: truncated capture file header (%s)", path, pcap_msg);
+	else
+		rt_error_set(err, "%s: cannot read as a capture: %s", path, pcap_msg);
+}
+
+struct rt_capture *rt_capture_open(const char *path, struct rt_error *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	struct rt_capture *c = calloc(1, sizeof *c);
+	if (!c) {
+		rt_error_set(err, "%s: out of memory", path);
+		return NULL;
+	}
+	c->path = path;
+	bool is_stdin = strcmp(path, "-") == 0;
+	if (is_stdin) {
+		c->file = stdin;
+	} else {
+		struct stat st;
+		if (stat(path, &st) != 0) {
+			rt_error_set(err, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			rt_error_set(err, "%s: is a directory, not a capture file", path);
+			goto fail;
+		}
+		if (S_ISREG(st.st_mode) && st.st_size == 0) {
+			rt_error_set(err, "%s: empty file (0 bytes), not a capture", path);
+			goto fail;
+		}
+		c->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		c->file = fopen(path, "rb");
+		if (!c->file) {
+			rt_error_set(err, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+	}
+	c->buffer = malloc(READ_BUFFER_BYTES);
+	if (c->buffer)
+		setvbuf(c->file, c->buffer, _IOFBF, READ_BUFFER_BYTES);
+
+	c->pcap = pcap_fopen_offline_with_tstamp_precision(c->file, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!c->pcap) {
+		explain_open_failure(path, is_stdin ? NULL : c->file, errbuf, err);
+		goto fail;
+	}
+	/* pcap_close() closes the FILE now; stdin included, which is what we want. */
+	c->dlt = pcap_datalink(c->pcap);
+	if (!link_from_dlt(c->dlt, &c->link)) {
+		const char *name = pcap_datalink_val_to_name(c->dlt);
+		rt_error_set(err, "%s: link type %d (%s) is not supported; rocetest reads Ethernet, Linux cooked "
+			     "(SLL, SLL2) and raw IP captures", path, c->dlt, name ? name : "unknown");
+		goto fail;
+	}
+	c->nano = pcap_get_tstamp_precision(c->pcap) == PCAP_TSTAMP_PRECISION_NANO;
+	return c;
+fail:
+	rt_capture_close(c);
+	return NULL;
+}
+
+int rt_capture_next(struct rt_capture *c, struct rt_frame *frame, struct rt_error *err)
+{
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int rc = pcap_next_ex(c->pcap, &h, &data);
+	if (rc == PCAP_ERROR_BREAK)
+		return 0;
+	if (rc != 1) {
+		rt_error_set(err, "%s: frame %llu: damaged capture record: %s", c->path,
+			     (unsigned long long)c->frames + 1, pcap_geterr(c->pcap));
+		return -1;
+	}
+	c->frames++;
+	frame->number = c->frames;
+	/* With nanosecond precision requested, libpcap puts nanoseconds in tv_usec. */
+	frame->ts_ns = (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec;
+	frame->caplen = h->caplen;
+	frame->wirelen = h->len;
+	frame->data = data;
+	return 1;
+}
+
+enum rt_link rt_capture_link(const struct rt_capture *c)
+{
+	return c->link;
+}
+
+int rt_capture_dlt(const struct rt_capture *c)
+{
+	return c->dlt;
+}
+
+uint32_t rt_capture_snaplen(const struct rt_capture *c)
+{
+	return (uint32_t)pcap_snapshot(c->pcap);
+}
+
+bool rt_capture_nanosecond(const struct rt_capture *c)
+{
+	/* libpcap converts on request; report what the file itself holds. */
+	return c->nano;
+}
+
+const char *rt_capture_path(const struct rt_capture *c)
+{
+	return c->path;
+}
+
+uint64_t rt_capture_offset(const struct rt_capture *c)
+{
+	if (!c->size)
+		return 0;
+	off_t off = ftello(c->file);
+	return off < 0 ? 0 : (uint64_t)off;
+}
+
+uint64_t rt_capture_size(const struct rt_capture *c)
+{
+	return c->size;
+}
+
+void rt_capture_close(struct rt_capture *c)
+{
+	if (!c)
+		return;
+	if (c->pcap)
+		pcap_close(c->pcap);	/* closes c->file */
+	else if (c->file && c->file != stdin)
+		fclose(c->file);
+	free(c->buffer);
+	free(c);
+}
+
+struct rt_capture_writer {
+	pcap_t *dead;
+	pcap_dumper_t *dumper;
+	const char *path;
+};
+
+struct rt_capture_writer *rt_capture_writer_open(const char *path, int dlt, uint32_t snaplen, struct rt_error *err)
+{
+	struct rt_capture_writer *w = calloc(1, sizeof *w);
+	if (!w) {
+		rt_error_set(err, "%s: out of memory", path);
+		return NULL;
+	}
+	w->path = path;
+	w->dead = pcap_open_dead_with_tstamp_precision(dlt, (int)snaplen, PCAP_TSTAMP_PRECISION_NANO);
+	if (!w->dead) {
+		rt_error_set(err, "%s: libpcap cannot write link type %d", path, dlt);
+		free(w);
+		return NULL;
+	}
+	w->dumper = pcap_dump_open(w->dead, path);
+	if (!w->dumper) {
+		rt_error_set(err, "%s: cannot write: %s", path, pcap_geterr(w->dead));
+		pcap_close(w->dead);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int rt_capture_write(struct rt_capture_writer *w, int64_t ts_ns, const uint8_t *data, uint32_t caplen,
+		     uint32_t wirelen)
+{
+	struct pcap_pkthdr h = {
+		.ts = { .tv_sec = (time_t)(ts_ns / 1000000000), .tv_usec = (suseconds_t)(ts_ns % 1000000000) },
+		.caplen = caplen,
+		.len = wirelen < caplen ? caplen : wirelen,
+	};
+	pcap_dump((u_char *)w->dumper, &h, data);
+	return 0;
+}
+
+int rt_capture_writer_close(struct rt_capture_writer *w, struct rt_error *err)
+{
+	if (!w)
+		return 0;
+	int rc = 0;
+	if (pcap_dump_flush(w->dumper) != 0 || ferror(pcap_dump_file(w->dumper))) {
+		rt_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
+		rc = -1;
+	}
+	pcap_dump_close(w->dumper);
+	pcap_close(w->dead);
+	free(w);
+	return rc;
+}
