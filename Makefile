@@ -27,6 +27,7 @@ LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB = $(BUILD)/lib/librocetest.a
 ROCETEST = $(BUILD)/bin/rocetest
+GENCAP = $(BUILD)/bin/rocetest-gencap
 
 .PHONY: all clean demo test unit integration fuzz sanitize bench deps-test help
 .DEFAULT_GOAL := all
@@ -61,6 +62,18 @@ deps-test:
 -include harness/tests/tests.mk
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
+
+# The main job, for now: generate a small RC capture with valid ICRCs, show it
+# and verify it; then verify the real captures in ../shared when they are there.
+DEMO_DIR = $(BUILD)/demo
+demo: $(ROCETEST) $(GENCAP)
+	@mkdir -p $(DEMO_DIR)
+	$(GENCAP) --bytes 64K --seed 1 -o $(DEMO_DIR)/rc-write.pcap
+	$(ROCETEST) show $(DEMO_DIR)/rc-write.pcap | head -n 12
+	$(ROCETEST) icrc $(DEMO_DIR)/rc-write.pcap
+	@if [ -d ../shared/captures ]; then \
+		for f in ../shared/captures/*/*.pcap; do $(ROCETEST) icrc "$$f" || exit $$?; done; \
+	fi
 
 help:
 	@sed -n '3,12p' Makefile

@@ -17,8 +17,13 @@
 #define DLT_IPV6 229
 #endif
 
-/* stdio buffer for reading: large enough that a GB-sized file costs few syscalls. */
-#define READ_BUFFER_BYTES (1u << 20)
+/*
+ * stdio buffer for reading. 128 KiB costs only 8 reads per MB and, with
+ * libpcap's own packet buffer, stays in a core's L2 cache: the kernel copies
+ * into a cache-hot buffer and libpcap copies out of one. 1 MiB was 10% slower
+ * on a 1 GB capture (rocetest icrc: 0.33 s against 0.30 s; L2 is 1 MiB a core).
+ */
+#define READ_BUFFER_BYTES (1u << 17)
 
 struct rt_capture {
 	pcap_t *pcap;
@@ -78,52 +83,95 @@ static void explain_open_failure(const char *path, FILE *f, const char *pcap_msg
 
 struct rt_capture *rt_capture_open(const char *path, struct rt_error *err)
 {
-	char errbuf[PCAP_ERRBUF_SIZE] = "";
-	struct rt_capture *c = calloc(1, sizeof *c);
-	if (!c) {
-		rt_error_set(err, "%s: out of memory", path);
+	if (strcmp(path, "-") == 0)
+		return rt_capture_fopen(stdin, path, err);
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		rt_error_set(err, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	c->path = path;
-	bool is_stdin = strcmp(path, "-") == 0;
-	if (is_stdin) {
-		c->file = stdin;
-	} else {
+	if (S_ISDIR(st.st_mode)) {
+		rt_error_set(err, "%s: is a directory, not a capture file", path);
+		return NULL;
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		rt_error_set(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return rt_capture_fopen(f, path, err);
+}
+
+/* The size of a regular file or a memory stream; 0 when unknown (pipe, terminal). */
+static uint64_t stream_size(FILE *f, bool *known)
+{
+	int fd = fileno(f);
+	*known = false;
+	if (fd >= 0) {
 		struct stat st;
-		if (stat(path, &st) != 0) {
-			rt_error_set(err, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			rt_error_set(err, "%s: is a directory, not a capture file", path);
-			goto fail;
-		}
-		if (S_ISREG(st.st_mode) && st.st_size == 0) {
-			rt_error_set(err, "%s: empty file (0 bytes), not a capture", path);
-			goto fail;
-		}
-		c->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-		c->file = fopen(path, "rb");
-		if (!c->file) {
-			rt_error_set(err, "%s: %s", path, strerror(errno));
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+			return 0;
+		*known = true;
+		return (uint64_t)st.st_size;
+	}
+	/* No descriptor (fmemopen, fopencookie): measure it by seeking, if it can seek. */
+	off_t here = ftello(f);
+	if (here < 0 || fseeko(f, 0, SEEK_END) != 0)
+		return 0;
+	off_t end = ftello(f);
+	if (fseeko(f, here, SEEK_SET) != 0 || end < 0)
+		return 0;
+	*known = true;
+	return (uint64_t)end;
+}
+
+struct rt_capture *rt_capture_fopen(FILE *f, const char *name, struct rt_error *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	bool is_stdin = f == stdin;
+	struct rt_capture *c = calloc(1, sizeof *c);
+	if (!c) {
+		rt_error_set(err, "%s: out of memory", name);
+		if (!is_stdin)
+			fclose(f);
+		return NULL;
+	}
+	c->path = name;
+	c->file = f;
+	if (!is_stdin) {
+		bool known;
+		c->size = stream_size(f, &known);
+		if (known && c->size == 0) {
+			rt_error_set(err, "%s: empty file (0 bytes), not a capture", name);
 			goto fail;
 		}
 	}
-	c->buffer = malloc(READ_BUFFER_BYTES);
-	if (c->buffer)
-		setvbuf(c->file, c->buffer, _IOFBF, READ_BUFFER_BYTES);
+	/* A bigger stdio buffer only pays off for a stream backed by a descriptor. */
+	if (fileno(f) >= 0) {
+		c->buffer = malloc(READ_BUFFER_BYTES);
+		if (c->buffer)
+			setvbuf(c->file, c->buffer, _IOFBF, READ_BUFFER_BYTES);
+		/*
+		 * A fresh stream does not know its file offset, and glibc's ftello()
+		 * then asks the kernel (lseek) on every call: one syscall per frame
+		 * through rt_capture_offset(). One seek that does not move makes
+		 * stdio track the offset itself. Regular files only (pipes cannot seek).
+		 */
+		if (c->size)
+			fseeko(c->file, 0, SEEK_CUR);
+	}
 
 	c->pcap = pcap_fopen_offline_with_tstamp_precision(c->file, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (!c->pcap) {
-		explain_open_failure(path, is_stdin ? NULL : c->file, errbuf, err);
+		explain_open_failure(name, is_stdin ? NULL : c->file, errbuf, err);
 		goto fail;
 	}
 	/* pcap_close() closes the FILE now; stdin included, which is what we want. */
 	c->dlt = pcap_datalink(c->pcap);
 	if (!link_from_dlt(c->dlt, &c->link)) {
-		const char *name = pcap_datalink_val_to_name(c->dlt);
+		const char *dlt_name = pcap_datalink_val_to_name(c->dlt);
 		rt_error_set(err, "%s: link type %d (%s) is not supported; rocetest reads Ethernet, Linux cooked "
-			     "(SLL, SLL2) and raw IP captures", path, c->dlt, name ? name : "unknown");
+			     "(SLL, SLL2) and raw IP captures", name, c->dlt, dlt_name ? dlt_name : "unknown");
 		goto fail;
 	}
 	c->nano = pcap_get_tstamp_precision(c->pcap) == PCAP_TSTAMP_PRECISION_NANO;

@@ -30,6 +30,9 @@ uint16_t rt_ipv4_header_checksum(const uint8_t *ip, unsigned hdr_len)
 
 uint16_t rt_udp_checksum(const struct rt_packet *p)
 {
+	/* Only a RoCE v2 packet has a UDP header; the length below would underflow otherwise. */
+	if (p->roce_version != 2 || p->udp_len < 8)
+		return 0;
 	uint64_t sum = 0;
 	unsigned alen = p->ip_version == 4 ? 4 : 16;
 	sum = sum16(sum, p->src_ip, alen);

@@ -11,7 +11,7 @@ set -euo pipefail
 
 declare -A GROUP_PACKAGES=(
 	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev"
-	[test]="check tshark clang libclang-rt-dev zlib1g-dev python3 python3-scapy"
+	[test]="check tshark clang libclang-rt-dev zlib1g-dev python3 python3-scapy time"
 )
 
 config=""

@@ -30,6 +30,15 @@ struct rt_capture;
  */
 struct rt_capture *rt_capture_open(const char *path, struct rt_error *err);
 
+/*
+ * Read a capture from a stream that has not been read from yet (a file,
+ * stdin, or an fmemopen() buffer). name stands for the stream in messages
+ * and must outlive the capture. The capture owns f from here on: it is closed
+ * by rt_capture_close(), or at once if this fails (except stdin on failure).
+ * rt_capture_open() is this plus fopen() and the checks on the path.
+ */
+struct rt_capture *rt_capture_fopen(FILE *f, const char *name, struct rt_error *err);
+
 /* 1: a frame; 0: end of file; -1: the file is damaged at this frame (err says where). */
 int rt_capture_next(struct rt_capture *c, struct rt_frame *frame, struct rt_error *err);
 

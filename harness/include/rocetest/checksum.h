@@ -14,6 +14,7 @@ uint16_t rt_ipv4_header_checksum(const uint8_t *ip, unsigned hdr_len);
  * The UDP checksum of a parsed RoCEv2 packet (IPv4 or IPv6 pseudo-header),
  * computed with the checksum field as zero, over the UDP length. A result of
  * 0 is sent as 0xFFFF (RFC 768). Needs the whole UDP datagram captured.
+ * Returns 0 (never a valid result) for a packet without a UDP header.
  */
 uint16_t rt_udp_checksum(const struct rt_packet *p);
 

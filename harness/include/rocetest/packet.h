@@ -130,7 +130,7 @@ struct rt_packet {
 	uint8_t vlan_count;
 	uint16_t vlan_tpid[RT_MAX_VLAN_TAGS];
 	uint16_t vlan_tci[RT_MAX_VLAN_TAGS];
-	uint16_t ethertype;	/* after the tags (0 when the link has none) */
+	uint16_t ethertype;	/* after the tags; on raw-IP links, the one the IP version implies */
 
 	/* Network layer; IPv4 addresses sit in the first 4 bytes. */
 	uint8_t roce_version;	/* 1 (GRH over Ethertype 0x8915) or 2 (UDP) */

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# The `make bench` driver. Generates (or reuses) a capture of RC traffic with
+# valid ICRCs, warms it into the page cache, runs every contender once on it,
+# and prints one table: seconds (wall, monotonic clock), GB/s (10^9 bytes of
+# the capture file per second), packets/s, peak RSS, and how many times faster
+# `rocetest icrc` is than each row. The same goes to OUTDIR/results.json.
+#
+# usage: bench.sh ROCETEST GENCAP ZLIB_CRC32 OUTDIR
+# environment:
+#   BENCH_BYTES    capture size for rocetest-gencap --bytes (default 1G)
+#   BENCH_STRICT   1: exit 1 when a target below is missed (default: report only)
+#
+# Adding a row: one `row` line in the "Contenders" section below, with a
+# function that checks the contender's output (so a contender that silently
+# did nothing cannot win).
+set -euo pipefail
+
+if [ $# -ne 4 ]; then
+	sed -n '2,15p' "$0" >&2
+	exit 2
+fi
+rocetest=$1
+gencap=$2
+zlib_crc32=$3
+out=$4
+bytes_spec=${BENCH_BYTES:-1G}
+strict=${BENCH_STRICT:-0}
+
+# Targets from the issue: rocetest icrc over the whole capture on one core.
+TARGET_GBPS=4
+TARGET_VS_TSHARK=100
+REFERENCE="rocetest icrc"
+
+for tool in python3 tshark /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench.sh: $tool not found (make deps-test installs it)" >&2; exit 2; }
+done
+mkdir -p "$out"
+work="$out/run"
+rm -rf "$work"
+mkdir -p "$work"
+
+# ---------------------------------------------------------------------------
+# The capture: regenerated when missing or older than the generator.
+# ---------------------------------------------------------------------------
+case "$bytes_spec" in
+*[!0-9kKmMgG]* | "") echo "bench.sh: BENCH_BYTES='$bytes_spec' is not a size like 1G, 100M or 1073741824" >&2; exit 2 ;;
+esac
+cap="$out/rc-$bytes_spec.pcap"
+info="$cap.info"
+if [ ! -s "$cap" ] || [ ! -s "$info" ] || [ "$gencap" -nt "$cap" ]; then
+	echo "bench: generating $cap (--bytes $bytes_spec)"
+	# The .info file (the generator's summary) is written last: without it the
+	# capture counts as unfinished and is generated again.
+	rm -f "$cap" "$info"
+	t0=$(date +%s.%N)
+	"$gencap" --bytes "$bytes_spec" -o "$cap" 2>"$info.tmp" || { cat "$info.tmp" >&2; exit 2; }
+	mv "$info.tmp" "$info"
+	# Flush it now, or the kernel writes the dirty gigabyte back in the middle of a run.
+	sync "$cap"
+	awk -v t0="$t0" -v t1="$(date +%s.%N)" '{ print "bench: " $0 } END { printf "bench: generated in %.1f s\n", t1 - t0 }' "$info"
+else
+	echo "bench: reusing $cap"
+fi
+cap_bytes=$(stat -c %s "$cap")
+# "rocetest-gencap: wrote FILE: B bytes, F frames (...)"
+frames=$(sed -n 's/.* bytes, \([0-9][0-9]*\) frames .*/\1/p' "$info")
+[ -n "$frames" ] || { echo "bench: cannot read the frame count from $info" >&2; exit 2; }
+echo "bench: capture $cap: $cap_bytes bytes, $frames frames"
+echo "bench: warming the page cache (cat > /dev/null)"
+cat "$cap" >/dev/null
+# Other busy processes skew a one-run benchmark: say so (the load goes in the report too).
+read -r load _ </proc/loadavg
+if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
+	echo "bench: warning: load average $load: other processes are busy, the timings may be low" >&2
+fi
+
+# ---------------------------------------------------------------------------
+# Measuring: python3 spawns `/usr/bin/time -f %M COMMAND` and waits for it with
+# wait4(), so the wall time is a monotonic clock around that process alone
+# (GNU time adds a fork and an exec, about a millisecond) and the CPU seconds
+# come from its rusage. The peak RSS comes from GNU time: the rusage python
+# sees would count python's own pages (the child starts as a copy of it).
+# stdout and stderr go to files for the checks. A thread prints the elapsed
+# time every 10 s for slow contenders.
+# ---------------------------------------------------------------------------
+read -r -d '' measure_py <<'PY' || true
+import json, os, sys, threading, time
+rows, name, stdout, stderr, *cmd = sys.argv[1:]
+rss_file = stdout + ".rss"
+real_cmd = cmd
+cmd = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd
+done = threading.Event()
+def ticker(t0):
+    while not done.wait(10):
+        sys.stderr.write("bench:   ... %s: %.0f s, %d bytes of output so far\n"
+                         % (name, time.monotonic() - t0, os.path.getsize(stdout)))
+        sys.stderr.flush()
+with open(stdout, "wb") as o, open(stderr, "wb") as e:
+    t0 = time.monotonic()
+    pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=[
+        (os.POSIX_SPAWN_DUP2, o.fileno(), 1), (os.POSIX_SPAWN_DUP2, e.fileno(), 2)])
+    threading.Thread(target=ticker, args=(t0,), daemon=True).start()
+    _, status, ru = os.wait4(pid, 0)
+    t1 = time.monotonic()
+    done.set()
+rss = open(rss_file).read().split()
+row = {"tool": name, "command": " ".join(real_cmd), "seconds": t1 - t0,
+       "cpu_seconds": ru.ru_utime + ru.ru_stime, "peak_rss_kib": int(rss[-1]) if rss else 0,
+       "exit": os.waitstatus_to_exitcode(status)}
+with open(rows, "a") as f:
+    f.write(json.dumps(row) + "\n")
+print("bench:   %.3f s, exit %d, peak RSS %.1f MiB" % (row["seconds"], row["exit"], row["peak_rss_kib"] / 1024))
+PY
+
+nrows=0
+# row LABEL CHECK_FUNCTION COMMAND [ARG...]: runs and records one contender.
+# CHECK_FUNCTION gets the stdout file, the stderr file and the exit status and
+# returns non-zero (saying why) when the output is not what a full pass gives.
+row() {
+	local label=$1 check=$2
+	shift 2
+	nrows=$((nrows + 1))
+	local o="$work/$nrows.out" e="$work/$nrows.err"
+	echo "bench: [$nrows] $label: $*"
+	python3 -c "$measure_py" "$work/rows.jsonl" "$label" "$o" "$e" "$@"
+	local status
+	status=$(tail -1 "$work/rows.jsonl" | sed 's/.*"exit": \(-*[0-9]*\).*/\1/')
+	if ! "$check" "$o" "$e" "$status"; then
+		echo "bench: [$nrows] $label: output check failed (stdout $o, stderr $e)" >&2
+		sed -n '1,5p' "$e" >&2
+		exit 1
+	fi
+}
+
+check_rocetest_icrc() {
+	local want="$frames frames, $frames RoCE packets: $frames ICRC ok, 0 bad, 0 unverified"
+	[ "$3" -eq 0 ] && grep -qF "$want" "$1" && return 0
+	echo "bench: expected exit 0 and '$want'; got exit $3: $(head -c 300 "$1")" >&2
+	return 1
+}
+
+check_tshark() {
+	# One PSN per frame, every one of them a number.
+	local lines numbers
+	lines=$(wc -l <"$1")
+	numbers=$(grep -c '^[0-9][0-9]*$' "$1" || true)
+	[ "$3" -eq 0 ] && [ "$lines" -eq "$frames" ] && [ "$numbers" -eq "$frames" ] && return 0
+	echo "bench: expected exit 0 and $frames PSN lines; got exit $3, $lines lines, $numbers numeric" >&2
+	return 1
+}
+
+check_zlib() {
+	[ "$3" -eq 0 ] && grep -q "^$cap_bytes bytes " "$1" && return 0
+	echo "bench: expected exit 0 and '$cap_bytes bytes ...'; got exit $3: $(head -c 200 "$1")" >&2
+	return 1
+}
+
+# ---------------------------------------------------------------------------
+# Contenders. The first row must be the reference ($REFERENCE); every row is
+# compared against it.
+# ---------------------------------------------------------------------------
+row "$REFERENCE" check_rocetest_icrc "$rocetest" icrc "$cap"
+row "tshark -e infiniband.bth.psn" check_tshark tshark -r "$cap" -T fields -e infiniband.bth.psn
+row "zlib crc32 (whole file)" check_zlib "$zlib_crc32" "$cap"
+
+# ---------------------------------------------------------------------------
+# Report: the table on stdout, the same numbers in results.json.
+# ---------------------------------------------------------------------------
+read -r -d '' report_py <<'PY' || true
+import datetime, json, os, platform, sys
+rows_file, results, cap, cap_bytes, frames, info, reference, t_gbps, t_tshark, strict, load = sys.argv[1:]
+cap_bytes, frames = int(cap_bytes), int(frames)
+rows = [json.loads(l) for l in open(rows_file)]
+ref = next(r for r in rows if r["tool"] == reference)
+for r in rows:
+    r["gb_per_s"] = cap_bytes / r["seconds"] / 1e9
+    r["packets_per_s"] = frames / r["seconds"]
+    r["rocetest_icrc_speedup"] = r["seconds"] / ref["seconds"]
+cpu = "unknown"
+try:
+    cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+except (OSError, StopIteration):
+    pass
+tshark = next((r for r in rows if r["tool"].startswith("tshark")), None)
+targets = [{"target": "%s >= %s GB/s" % (reference, t_gbps), "value": ref["gb_per_s"],
+            "pass": ref["gb_per_s"] >= float(t_gbps)}]
+if tshark:
+    targets.append({"target": "%s >= %sx faster than tshark" % (reference, t_tshark),
+                    "value": tshark["rocetest_icrc_speedup"],
+                    "pass": tshark["rocetest_icrc_speedup"] >= float(t_tshark)})
+
+w = max(len(r["tool"]) for r in rows)
+print()
+print("Capture: %s: %d bytes (%.2f GB), %d frames" % (cap, cap_bytes, cap_bytes / 1e9, frames))
+print("         %s" % info)
+print("Machine: %s, %d cores, load average %.2f before the runs; each contender run once, file in page cache"
+      % (cpu, os.cpu_count(), float(load)))
+print()
+head = "%-*s  %8s  %7s  %10s  %8s  %8s  %s" % (w, "tool", "seconds", "GB/s", "packets/s", "CPU s", "RSS MiB",
+                                              "icrc speedup")
+print(head)
+print("-" * len(head))
+for r in rows:
+    print("%-*s  %8.3f  %7.3f  %10.0f  %8.3f  %8.1f  %s" % (
+        w, r["tool"], r["seconds"], r["gb_per_s"], r["packets_per_s"], r["cpu_seconds"],
+        r["peak_rss_kib"] / 1024,
+        "(reference)" if r is ref else "%.1fx" % r["rocetest_icrc_speedup"]))
+print("(icrc speedup: the row's seconds / %s's seconds; GB = 1e9 bytes of the capture file)" % reference)
+print()
+for t in targets:
+    print("target %-45s %8.2f  %s" % (t["target"] + ":", t["value"], "PASS" if t["pass"] else "MISS"))
+json.dump({
+    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "machine": {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
+                "load_average_before": float(load)},
+    "capture": {"path": cap, "bytes": cap_bytes, "frames": frames, "generator": info},
+    "units": {"seconds": "wall, monotonic clock, whole process", "gb_per_s": "1e9 bytes of the capture file per second",
+              "peak_rss_kib": "ru_maxrss", "rocetest_icrc_speedup": "seconds of the row / seconds of " + reference},
+    "reference": reference,
+    "rows": rows,
+    "targets": targets,
+}, open(results, "w"), indent=2)
+open(results, "a").write("\n")
+print("\nbench: wrote %s" % results)
+sys.exit(1 if strict == "1" and not all(t["pass"] for t in targets) else 0)
+PY
+
+python3 -c "$report_py" "$work/rows.jsonl" "$out/results.json" "$cap" "$cap_bytes" "$frames" \
+	"$(sed 's/^rocetest-gencap: wrote [^:]*: //' "$info")" "$REFERENCE" "$TARGET_GBPS" "$TARGET_VS_TSHARK" "$strict" \
+	"$load"

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+#include "rocetest/rules.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define E RT_SEV_ERROR
+#define W RT_SEV_WARNING
+
+static const struct rt_rule_info catalogue[RT_RULE_COUNT] = {
+#define RT_RULE_ROW(sym, id_, sev, needs_, text_)                                            \
+	[RT_RULE_##sym] = { .id = id_, .severity = sev, .needs = needs_, .text = text_ },
+	RT_RULE_CATALOGUE(RT_RULE_ROW)
+#undef RT_RULE_ROW
+};
+
+static const char *const groups[] = { "PKT", "SEQ", "RSP", "REQ", "CM" };
+
+const struct rt_rule_info *rt_rule_info(enum rt_rule rule)
+{
+	return (unsigned)rule < RT_RULE_COUNT ? &catalogue[rule] : NULL;
+}
+
+const char *rt_rule_group(enum rt_rule rule)
+{
+	const char *id = catalogue[rule].id;
+	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+		size_t n = strlen(groups[i]);
+		if (!strncmp(id, groups[i], n) && id[n] == '-')
+			return groups[i];
+	}
+	return "?";
+}
+
+int rt_rule_find(const char *id)
+{
+	for (int r = 0; r < RT_RULE_COUNT; r++)
+		if (!strcmp(catalogue[r].id, id))
+			return r;
+	return -1;
+}
+
+const char *rt_severity_name(enum rt_severity s)
+{
+	return s == RT_SEV_ERROR ? "error" : "warning";
+}
+
+void rt_verdicts_init(struct rt_verdicts *v)
+{
+	memset(v, 0, sizeof *v);
+	for (int r = 0; r < RT_RULE_COUNT; r++)
+		v->enabled[r] = true;
+}
+
+void rt_verdict_pass(struct rt_verdicts *v, enum rt_rule rule)
+{
+	if (v->enabled[rule])
+		v->checked[rule]++;
+}
+
+void rt_verdict_not_evaluated(struct rt_verdicts *v, enum rt_rule rule)
+{
+	if (v->enabled[rule])
+		v->not_evaluated[rule]++;
+}
+
+void rt_verdict_fail(struct rt_verdicts *v, enum rt_rule rule, enum rt_severity severity, uint64_t frame,
+		     const char *fmt, ...)
+{
+	if (!v->enabled[rule])
+		return;
+	v->checked[rule]++;
+	v->violations[rule]++;
+	if (!v->on_violation)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	struct rt_violation viol = { .rule = rule, .severity = severity, .frame = frame, .message = msg };
+	v->on_violation(v->ctx, &viol);
+}

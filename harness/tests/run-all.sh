@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the unit tests (Check) and the integration tests, shows their output,
+# and ends with one line "tests: N passed, N failed" over both.
+# usage: run-all.sh UNIT_BIN ROCETEST
+set -u
+unit_bin=$1
+rocetest=$2
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+status=0
+"$unit_bin" 2>&1 | tee "$log/unit"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+bash harness/tests/integration/run.sh "$rocetest" 2>&1 | tee "$log/integration"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+# Check ends with "100%: Checks: 57, Failures: 0, Errors: 0".
+read -r u_total u_fail u_err < <(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' "$log/unit" | tail -1)
+# The integration runner ends with "integration: N passed, N failed".
+read -r i_pass i_fail < <(sed -n 's/^integration: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$log/integration" | tail -1)
+u_total=${u_total:-0} u_fail=${u_fail:-0} u_err=${u_err:-0} i_pass=${i_pass:-0} i_fail=${i_fail:-0}
+if [ "$u_total" -eq 0 ] || [ "$((i_pass + i_fail))" -eq 0 ]; then
+	echo "run-all.sh: a test runner reported no tests (unit: $u_total, integration: $((i_pass + i_fail)))" >&2
+	status=1
+fi
+failed=$((u_fail + u_err + i_fail))
+passed=$((u_total - u_fail - u_err + i_pass))
+[ "$failed" -eq 0 ] || status=1
+echo
+echo "tests: $passed passed, $failed failed"
+exit $status

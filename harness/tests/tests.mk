@@ -1,0 +1,30 @@
+# Tests: `make test` runs the Check unit tests and the integration tests and
+# ends with one line "tests: N passed, N failed".
+#
+#   make unit          Check unit tests (harness/tests/unit/*.c, one binary)
+#   make integration   harness/tests/integration/run.sh (tshark, scapy, CLI)
+
+UNIT_SRCS := $(wildcard harness/tests/unit/*.c)
+UNIT_OBJS = $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN = $(BUILD)/bin/unit-tests
+# Deferred (=): Check may be installed by deps-test only once make is running.
+CHECK_CFLAGS = $(shell pkg-config --cflags check)
+CHECK_LIBS = $(shell pkg-config --libs check)
+
+$(BUILD)/obj/harness/tests/unit/%.o: harness/tests/unit/%.c $(CONFIG) | deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CHECK_CFLAGS) -Iharness/tests/unit -MMD -MP -c $< -o $@
+
+$(UNIT_BIN): $(UNIT_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(UNIT_OBJS) $(LIB) $(CHECK_LIBS) $(LDLIBS_COMMON)
+
+unit: deps-test $(UNIT_BIN)
+	cd $(CURDIR) && $(UNIT_BIN)
+
+integration: deps-test $(ROCETEST)
+	bash harness/tests/integration/run.sh $(ROCETEST)
+
+# Runs both and totals their counts; fails if either fails.
+test: deps-test $(ROCETEST) $(UNIT_BIN)
+	bash harness/tests/run-all.sh $(UNIT_BIN) $(ROCETEST)
