@@ -14,7 +14,7 @@
 #include "rocetest/packet.h"
 
 static const char icrc_help[] =
-	"usage: rocetest icrc [--fix OUT] [--max-report N] [--quiet] FILE\n"
+	"usage: rocetest icrc [--fix OUT] [--max-report N] [--quiet] [--libpcap] FILE\n"
 	"\n"
 	"Verifies the ICRC of every RoCE packet (v2 over IPv4 and IPv6, and v1) in a\n"
 	"pcap or pcapng capture (\"-\" reads standard input) and prints a summary and the\n"
@@ -28,6 +28,8 @@ static const char icrc_help[] =
 	"                   the ICRC. A tool for crafting test captures.\n"
 	"  --max-report N   list at most N bad or malformed packets (default 20)\n"
 	"  -q, --quiet      print only problems, no summary\n"
+	"  --libpcap        read the capture with libpcap only (classic pcap files\n"
+	"                   are otherwise read in place, faster); for cross-checks\n"
 	"  -h, --help       this text\n"
 	"\n"
 	"Exit status: 0 every verifiable ICRC is good; 1 at least one is bad;\n"
@@ -95,12 +97,14 @@ int cmd_icrc(int argc, char **argv)
 		{ "fix", required_argument, NULL, 'f' },
 		{ "max-report", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "libpcap", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fix_path = NULL;
 	uint64_t max_report = 20;
 	bool quiet = false;
+	struct rt_capture_options capture_opts = { 0 };
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -111,6 +115,7 @@ int cmd_icrc(int argc, char **argv)
 				return cli_usage_error("icrc", "--max-report needs a whole number, not '%s'", optarg);
 			break;
 		case 'q': quiet = true; break;
+		case 'L': capture_opts.libpcap_only = true; break;
 		case 'h': fputs(icrc_help, stdout); return RT_EXIT_OK;
 		case ':': return cli_usage_error("icrc", "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error("icrc", "unknown option '%s'", argv[optind - 1]);
@@ -123,7 +128,7 @@ int cmd_icrc(int argc, char **argv)
 		return cli_usage_error("icrc", "--fix would overwrite the file being read (%s)", path);
 
 	struct rt_error err;
-	struct rt_capture *cap = rt_capture_open(path, &err);
+	struct rt_capture *cap = rt_capture_open_with(path, &capture_opts, &err);
 	if (!cap) {
 		cli_error("%s", err.msg);
 		return RT_EXIT_INPUT;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "rocetest/capture.h"
 
+#include "pcap_records.h"
+
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdlib.h>
@@ -34,7 +36,8 @@ struct rt_capture {
 	int dlt;
 	uint64_t size;
 	uint64_t frames;
-	bool nano;
+	bool direct;			/* classic pcap read by pcap_records, not libpcap */
+	struct pcap_records records;
 };
 
 static bool link_from_dlt(int dlt, enum rt_link *link)
@@ -81,10 +84,19 @@ static void explain_open_failure(const char *path, FILE *f, const char *pcap_msg
 		rt_error_set(err, "%s: cannot read as a capture: %s", path, pcap_msg);
 }
 
+static struct rt_capture *open_stream(FILE *f, const char *name, const struct rt_capture_options *opts,
+				      struct rt_error *err);
+
 struct rt_capture *rt_capture_open(const char *path, struct rt_error *err)
 {
+	return rt_capture_open_with(path, NULL, err);
+}
+
+struct rt_capture *rt_capture_open_with(const char *path, const struct rt_capture_options *opts,
+					struct rt_error *err)
+{
 	if (strcmp(path, "-") == 0)
-		return rt_capture_fopen(stdin, path, err);
+		return open_stream(stdin, path, opts, err);
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		rt_error_set(err, "%s: %s", path, strerror(errno));
@@ -99,7 +111,7 @@ struct rt_capture *rt_capture_open(const char *path, struct rt_error *err)
 		rt_error_set(err, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	return rt_capture_fopen(f, path, err);
+	return open_stream(f, path, opts, err);
 }
 
 /* The size of a regular file or a memory stream; 0 when unknown (pipe, terminal). */
@@ -127,6 +139,12 @@ static uint64_t stream_size(FILE *f, bool *known)
 
 struct rt_capture *rt_capture_fopen(FILE *f, const char *name, struct rt_error *err)
 {
+	return open_stream(f, name, NULL, err);
+}
+
+static struct rt_capture *open_stream(FILE *f, const char *name, const struct rt_capture_options *opts,
+				      struct rt_error *err)
+{
 	char errbuf[PCAP_ERRBUF_SIZE] = "";
 	bool is_stdin = f == stdin;
 	struct rt_capture *c = calloc(1, sizeof *c);
@@ -146,8 +164,16 @@ struct rt_capture *rt_capture_fopen(FILE *f, const char *name, struct rt_error *
 			goto fail;
 		}
 	}
-	/* A bigger stdio buffer only pays off for a stream backed by a descriptor. */
-	if (fileno(f) >= 0) {
+	/*
+	 * A classic pcap in a regular file is read by pcap_records (no copy per
+	 * frame); libpcap still opens it below, to validate the header.
+	 */
+	bool libpcap_only = opts && opts->libpcap_only;
+	if (!libpcap_only && c->size && fileno(f) >= 0)
+		c->direct = pcap_records_open(&c->records, fileno(f));
+
+	/* A bigger stdio buffer only pays off for a stream backed by a descriptor libpcap reads. */
+	if (!c->direct && fileno(f) >= 0) {
 		c->buffer = malloc(READ_BUFFER_BYTES);
 		if (c->buffer)
 			setvbuf(c->file, c->buffer, _IOFBF, READ_BUFFER_BYTES);
@@ -174,7 +200,8 @@ struct rt_capture *rt_capture_fopen(FILE *f, const char *name, struct rt_error *
 			     "(SLL, SLL2) and raw IP captures", name, c->dlt, dlt_name ? dlt_name : "unknown");
 		goto fail;
 	}
-	c->nano = pcap_get_tstamp_precision(c->pcap) == PCAP_TSTAMP_PRECISION_NANO;
+	if (c->direct)
+		c->records.snaplen = (uint32_t)pcap_snapshot(c->pcap);
 	return c;
 fail:
 	rt_capture_close(c);
@@ -183,6 +210,16 @@ fail:
 
 int rt_capture_next(struct rt_capture *c, struct rt_frame *frame, struct rt_error *err)
 {
+	if (c->direct) {
+		char why[160];
+		int rc = pcap_records_next(&c->records, frame, why, sizeof why);
+		if (rc < 0)
+			rt_error_set(err, "%s: frame %llu: damaged capture record: %s", c->path,
+				     (unsigned long long)c->frames + 1, why);
+		if (rc == 1)
+			frame->number = ++c->frames;
+		return rc;
+	}
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	int rc = pcap_next_ex(c->pcap, &h, &data);
@@ -195,8 +232,14 @@ int rt_capture_next(struct rt_capture *c, struct rt_frame *frame, struct rt_erro
 	}
 	c->frames++;
 	frame->number = c->frames;
-	/* With nanosecond precision requested, libpcap puts nanoseconds in tv_usec. */
-	frame->ts_ns = (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec;
+	/*
+	 * libpcap reads classic pcap's 32-bit seconds as signed; the format and
+	 * Wireshark read them as unsigned (so times after 2038 stay right), and
+	 * so does pcap_records. With nanosecond precision requested, libpcap puts
+	 * nanoseconds in tv_usec.
+	 */
+	int64_t sec = h->ts.tv_sec < 0 ? (int64_t)h->ts.tv_sec + ((int64_t)1 << 32) : (int64_t)h->ts.tv_sec;
+	frame->ts_ns = sec * 1000000000 + h->ts.tv_usec;
 	frame->caplen = h->caplen;
 	frame->wirelen = h->len;
 	frame->data = data;
@@ -218,12 +261,6 @@ uint32_t rt_capture_snaplen(const struct rt_capture *c)
 	return (uint32_t)pcap_snapshot(c->pcap);
 }
 
-bool rt_capture_nanosecond(const struct rt_capture *c)
-{
-	/* libpcap converts on request; report what the file itself holds. */
-	return c->nano;
-}
-
 const char *rt_capture_path(const struct rt_capture *c)
 {
 	return c->path;
@@ -231,6 +268,8 @@ const char *rt_capture_path(const struct rt_capture *c)
 
 uint64_t rt_capture_offset(const struct rt_capture *c)
 {
+	if (c->direct)
+		return pcap_records_offset(&c->records);
 	if (!c->size)
 		return 0;
 	off_t off = ftello(c->file);
@@ -250,6 +289,8 @@ void rt_capture_close(struct rt_capture *c)
 		pcap_close(c->pcap);	/* closes c->file */
 	else if (c->file && c->file != stdin)
 		fclose(c->file);
+	if (c->direct)
+		pcap_records_close(&c->records);
 	free(c->buffer);
 	free(c);
 }

@@ -428,5 +428,12 @@ if [ -s "$BAD/udp-too-long.pcap" ]; then
 		--allow-exit 2 "$BAD/udp-too-long.pcap"
 fi
 
+# ==================================================== 5. the two capture readers
+echo "# 5. in-place pcap reader against libpcap (show and icrc with and without --libpcap)"
+if needs "reader cross-check" captures python; then
+	mkdir -p "$TMP/reader"
+	run_tap "reader cross-check" "$PY" "$HERE/reader_crosscheck.py" "$ROCETEST" "$TMP/reader" "${CAPTURES[@]}"
+fi
+
 echo "integration: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
