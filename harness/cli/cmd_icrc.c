@@ -156,7 +156,8 @@ int cmd_icrc(int argc, char **argv)
 	cli_progress_start(&progress, "icrc");
 	while ((rc = rt_capture_next(cap, &fr, &err)) == 1) {
 		n.frames++;
-		cli_progress_update(&progress, rt_capture_offset(cap), rt_capture_size(cap), n.frames);
+		if (progress.enabled)
+			cli_progress_update(&progress, rt_capture_offset(cap), rt_capture_size(cap), n.frames);
 		rt_parse(&p, link, fr.data, fr.caplen, fr.wirelen);
 		const uint8_t *data = fr.data;
 		switch (p.status) {
