@@ -16,9 +16,10 @@ BENCH_ZLIB_CRC32 = $(BUILD)/bin/bench-zlib-crc32
 ZLIB_CFLAGS = $(shell pkg-config --cflags zlib)
 ZLIB_LIBS = $(shell pkg-config --libs zlib)
 
-$(GENCAP): $(BUILD)/obj/harness/bench/gencap.o $(LIB)
+# The generator shares the command line's helpers (number parsing, messages).
+$(GENCAP): $(BUILD)/obj/harness/bench/gencap.o $(BUILD)/obj/harness/cli/cli.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(LIB) $(LDLIBS_COMMON)
+	$(CC) -o $@ $^ $(LDLIBS_COMMON)
 
 $(BUILD)/obj/harness/bench/zlib_crc32.o: harness/bench/zlib_crc32.c $(CONFIG) | deps-test
 	@mkdir -p $(dir $@)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/cli.h"
 #include "rocetest/build.h"
 #include "rocetest/capture.h"
 #include "rocetest/error.h"
@@ -105,43 +106,6 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs("\nTry '" PROG " --help'.\n", stderr);
 	return EXIT_USAGE;
-}
-
-/* A whole number with an optional K, M or G (powers of 1024); false if not one or above max. */
-static bool parse_size(const char *s, uint64_t max, uint64_t *out)
-{
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	unsigned shift = 0;
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: return false;
-	}
-	if (*end || v > (max >> shift))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
-static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
 }
 
 /* splitmix64: small, fast, and the same everywhere. */
@@ -279,33 +243,33 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o': path = optarg; break;
 		case 'b':
-			if (!parse_size(optarg, UINT64_C(1) << 50, &target) || target == 0)
+			if (!cli_parse_size(optarg, UINT64_C(1) << 50, &target) || target == 0)
 				return usage_error("--bytes needs a size above 0 such as 1073741824, 100M or 1G, not '%s'",
 						   optarg);
 			break;
 		case 'p':
-			if (!parse_uint(optarg, MAX_PAYLOAD, &payload))
+			if (!cli_parse_uint(optarg, MAX_PAYLOAD, &payload))
 				return usage_error("--payload needs a whole number from 0 to %d, not '%s'", MAX_PAYLOAD,
 						   optarg);
 			break;
 		case 'm':
-			if (!parse_uint(optarg, MAX_PAYLOAD, &pmtu) ||
+			if (!cli_parse_uint(optarg, MAX_PAYLOAD, &pmtu) ||
 			    (pmtu != 256 && pmtu != 512 && pmtu != 1024 && pmtu != 2048 && pmtu != 4096))
 				return usage_error("--pmtu must be 256, 512, 1024, 2048 or 4096, not '%s'", optarg);
 			break;
 		case 's':
-			if (!parse_uint(optarg, MAX_SEGMENTS, &segments) || segments == 0)
+			if (!cli_parse_uint(optarg, MAX_SEGMENTS, &segments) || segments == 0)
 				return usage_error("--segments needs a whole number from 1 to %d, not '%s'", MAX_SEGMENTS,
 						   optarg);
 			segments_given = true;
 			break;
 		case 'q':
-			if (!parse_uint(optarg, MAX_QPS, &qps) || qps == 0)
+			if (!cli_parse_uint(optarg, MAX_QPS, &qps) || qps == 0)
 				return usage_error("--qps needs a whole number from 1 to %d, not '%s'", MAX_QPS, optarg);
 			break;
 		case '6': ipv6 = true; break;
 		case 'S':
-			if (!parse_uint(optarg, UINT64_MAX, &seed))
+			if (!cli_parse_uint(optarg, UINT64_MAX, &seed))
 				return usage_error("--seed needs a whole number, not '%s'", optarg);
 			break;
 		case 'h': fputs(help, stdout); return 0;

@@ -40,6 +40,30 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
+/* A whole number with an optional K, M or G (powers of 1024); false if not one or above max. */
+bool cli_parse_size(const char *s, uint64_t max, uint64_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	unsigned shift = 0;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: return false;
+	}
+	if (*end || v > (max >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
 double cli_elapsed(const struct timespec *since)
 {
 	struct timespec now;

@@ -21,6 +21,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Parses a whole non-negative decimal number; false if it is not one or exceeds max. */
 bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
+/* The same with an optional K, M or G suffix (powers of 1024). */
+bool cli_parse_size(const char *s, uint64_t max, uint64_t *out);
 
 /*
  * A progress line on stderr, only when stderr is a terminal and the job has

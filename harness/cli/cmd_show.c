@@ -96,9 +96,11 @@ static void json_ext(const struct rt_packet *p)
 
 static void print_json(const struct rt_frame *fr, const struct rt_packet *p, enum rt_icrc_status icrc)
 {
-	printf("{\"frame\":%" PRIu64 ",\"time\":%" PRId64 ".%09" PRId64 ",\"caplen\":%u,\"len\":%u,\"roce\":%s",
-	       fr->number, fr->ts_ns / 1000000000, (fr->ts_ns % 1000000000 + 1000000000) % 1000000000,
-	       fr->caplen, fr->wirelen, p->status == RT_PARSE_ROCE ? "true" : "false");
+	/* Seconds with 9 decimals, printed from integers so no precision is lost; the sign on its own. */
+	uint64_t mag = fr->ts_ns < 0 ? 0 - (uint64_t)fr->ts_ns : (uint64_t)fr->ts_ns;
+	printf("{\"frame\":%" PRIu64 ",\"time\":%s%" PRIu64 ".%09" PRIu64 ",\"caplen\":%u,\"len\":%u,\"roce\":%s",
+	       fr->number, fr->ts_ns < 0 ? "-" : "", mag / 1000000000, mag % 1000000000, fr->caplen, fr->wirelen,
+	       p->status == RT_PARSE_ROCE ? "true" : "false");
 	if (p->status != RT_PARSE_ROCE) {
 		const char *kind = p->status == RT_PARSE_NOT_ROCE ? "skipped"
 				   : p->status == RT_PARSE_TRUNCATED ? "truncated" : "malformed";

@@ -358,6 +358,49 @@ START_TEST(pcapng_reads_like_pcap)
 }
 END_TEST
 
+/*
+ * pcapng stores 64-bit timestamps; one beyond 2262 does not fit in int64
+ * nanoseconds. Found by the capture fuzzer as a signed overflow (UB); the
+ * reader now saturates such a time. A hand-built SHB + IDB (Ethernet,
+ * default microsecond resolution) + one EPB with the largest timestamp.
+ */
+static void put32le(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)v, b[1] = (uint8_t)(v >> 8), b[2] = (uint8_t)(v >> 16), b[3] = (uint8_t)(v >> 24);
+}
+
+START_TEST(pcapng_time_beyond_int64_nanoseconds)
+{
+	uint8_t file[28 + 20 + 32 + 64];
+	uint8_t *shb = file, *idb = file + 28, *epb = file + 48;
+	memset(file, 0, sizeof file);
+	put32le(shb, 0x0A0D0D0A), put32le(shb + 4, 28), put32le(shb + 8, 0x1A2B3C4D);
+	shb[12] = 1;				/* version 1.0 */
+	memset(shb + 16, 0xFF, 8);		/* section length unknown */
+	put32le(shb + 24, 28);
+	put32le(idb, 1), put32le(idb + 4, 20);
+	idb[8] = 1;				/* LINKTYPE_ETHERNET */
+	put32le(idb + 12, 65535), put32le(idb + 16, 20);
+	put32le(epb, 6), put32le(epb + 4, 32 + 64);
+	put32le(epb + 12, 0xFFFFFFFF), put32le(epb + 16, 0xFFFFFFFF);	/* timestamp high, low */
+	put32le(epb + 20, 64), put32le(epb + 24, 64);
+	put32le(epb + 28 + 64, 32 + 64);
+	char path[256];
+	tmp_path(path, sizeof path, "far-future.pcapng");
+	write_bytes(path, file, sizeof file);
+
+	struct rt_error err = { "" };
+	struct rt_capture *c = rt_capture_open(path, &err);
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	struct rt_frame f;
+	ck_assert_int_eq(rt_capture_next(c, &f, &err), 1);
+	ck_assert_uint_eq(f.caplen, 64);
+	ck_assert_int_eq(f.ts_ns, INT64_MAX);
+	ck_assert_int_eq(rt_capture_next(c, &f, &err), 0);
+	rt_capture_close(c);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
 	Suite *s = suite_create("capture");
@@ -371,6 +414,7 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, missing_empty_short_and_text_files);
 	tcase_add_test(tc, last_record_cut_short);
 	tcase_add_test(tc, pcapng_reads_like_pcap);
+	tcase_add_test(tc, pcapng_time_beyond_int64_nanoseconds);
 	suite_add_tcase(s, tc);
 	return s;
 }
