@@ -134,21 +134,15 @@ static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pm
 			       "%s payload %u bytes, PMTU is %u", label(p), len, pmtu);
 		break;
 	case RT_POS_LAST:
-		if (len < 1 || len > limit)
-			rt_verdict_fail(v, RT_RULE_PKT_LEN_LAST, RT_SEV_ERROR, frame,
-					"%s payload %u bytes, must be 1..%u%s", label(p), len, limit,
-					pmtu ? " (the PMTU)" : " (the largest PMTU)");
-		else
-			rt_verdict_pass(v, RT_RULE_PKT_LEN_LAST);
+	case RT_POS_ONLY: {
+		/* Last carries 1..PMTU bytes, Only 0..PMTU: one check, two rules. */
+		bool last = op->position == RT_POS_LAST;
+		uint32_t least = last ? 1 : 0;
+		EXPECT(v, last ? RT_RULE_PKT_LEN_LAST : RT_RULE_PKT_LEN_ONLY, len >= least && len <= limit, frame,
+		       "%s payload %u bytes, must be %u..%u%s", label(p), len, least, limit,
+		       pmtu ? " (the PMTU)" : " (the largest PMTU)");
 		break;
-	case RT_POS_ONLY:
-		if (len > limit)
-			rt_verdict_fail(v, RT_RULE_PKT_LEN_ONLY, RT_SEV_ERROR, frame,
-					"%s payload %u bytes, must be 0..%u%s", label(p), len, limit,
-					pmtu ? " (the PMTU)" : " (the largest PMTU)");
-		else
-			rt_verdict_pass(v, RT_RULE_PKT_LEN_ONLY);
-		break;
+	}
 	case RT_POS_NONE:
 		break;
 	}
