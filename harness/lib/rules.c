@@ -55,14 +55,20 @@ void rt_verdicts_init(struct rt_verdicts *v)
 
 void rt_verdict_pass(struct rt_verdicts *v, enum rt_rule rule)
 {
-	if (v->enabled[rule])
-		v->checked[rule]++;
+	if (!v->enabled[rule])
+		return;
+	v->total.checked[rule]++;
+	if (v->flow_counts)
+		v->flow_counts->checked[rule]++;
 }
 
 void rt_verdict_not_evaluated(struct rt_verdicts *v, enum rt_rule rule)
 {
-	if (v->enabled[rule])
-		v->not_evaluated[rule]++;
+	if (!v->enabled[rule])
+		return;
+	v->total.not_evaluated[rule]++;
+	if (v->flow_counts)
+		v->flow_counts->not_evaluated[rule]++;
 }
 
 void rt_verdict_fail(struct rt_verdicts *v, enum rt_rule rule, enum rt_severity severity, uint64_t frame,
@@ -70,8 +76,12 @@ void rt_verdict_fail(struct rt_verdicts *v, enum rt_rule rule, enum rt_severity 
 {
 	if (!v->enabled[rule])
 		return;
-	v->checked[rule]++;
-	v->violations[rule]++;
+	v->total.checked[rule]++;
+	v->total.violations[rule]++;
+	if (v->flow_counts) {
+		v->flow_counts->checked[rule]++;
+		v->flow_counts->violations[rule]++;
+	}
 	if (!v->on_violation)
 		return;
 	char msg[256];
@@ -79,6 +89,13 @@ void rt_verdict_fail(struct rt_verdicts *v, enum rt_rule rule, enum rt_severity 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	struct rt_violation viol = { .rule = rule, .severity = severity, .frame = frame, .message = msg };
+	struct rt_violation viol = { .rule = rule, .severity = severity, .frame = frame, .flow = v->flow, .message = msg };
 	v->on_violation(v->ctx, &viol);
+}
+
+const char *rt_rule_status(const struct rt_rule_counts *counts, enum rt_rule rule)
+{
+	if (counts->violations[rule])
+		return "fail";
+	return counts->checked[rule] ? "pass" : "not_evaluated";
 }

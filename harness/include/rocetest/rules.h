@@ -138,7 +138,15 @@ struct rt_violation {
 	enum rt_rule rule;
 	enum rt_severity severity;
 	uint64_t frame;		/* 1-based, as Wireshark numbers frames */
+	uint32_t flow;		/* the flow's id (1-based), 0 when the packet belongs to none */
 	const char *message;	/* valid during the callback only */
+};
+
+/* Per-rule counters of one scope (a whole capture, or one flow). */
+struct rt_rule_counts {
+	uint64_t checked[RT_RULE_COUNT];
+	uint64_t violations[RT_RULE_COUNT];
+	uint64_t not_evaluated[RT_RULE_COUNT];
 };
 
 /*
@@ -147,12 +155,17 @@ struct rt_violation {
  * on_violation. Rules not enabled are neither counted nor reported.
  */
 struct rt_verdicts {
-	uint64_t checked[RT_RULE_COUNT];
-	uint64_t violations[RT_RULE_COUNT];
-	uint64_t not_evaluated[RT_RULE_COUNT];
+	struct rt_rule_counts total;
 	bool enabled[RT_RULE_COUNT];
 	void (*on_violation)(void *ctx, const struct rt_violation *v);
 	void *ctx;
+	/*
+	 * The flow the checks now running belong to: its id goes into each
+	 * violation and, when flow_counts is set, its own counters are kept
+	 * beside the totals. The flow checker sets both before it reports.
+	 */
+	uint32_t flow;
+	struct rt_rule_counts *flow_counts;
 };
 
 /* All rules enabled, counters zero, no callback. */
@@ -165,5 +178,8 @@ void rt_verdict_not_evaluated(struct rt_verdicts *v, enum rt_rule rule);
 /* A rule broke: counted as checked and violated; the message is formatted only here. */
 void rt_verdict_fail(struct rt_verdicts *v, enum rt_rule rule, enum rt_severity severity, uint64_t frame,
 		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* "pass", "fail" or "not_evaluated" (never checked) for one rule of a scope. */
+const char *rt_rule_status(const struct rt_rule_counts *counts, enum rt_rule rule);
 
 #endif

@@ -27,7 +27,7 @@ static uint64_t total_violations(const struct rt_verdicts *v)
 {
 	uint64_t n = 0;
 	for (int r = 0; r < RT_RULE_COUNT; r++)
-		n += v->violations[r];
+		n += v->total.violations[r];
 	return n;
 }
 
@@ -58,13 +58,13 @@ static void refresh_checksums(struct checked *c)
 
 #define ASSERT_ONLY(c, rule)                                                   \
 	do {                                                                   \
-		ck_assert_uint_eq((c).v.violations[rule], 1);                  \
+		ck_assert_uint_eq((c).v.total.violations[rule], 1);                  \
 		ck_assert_uint_eq(total_violations(&(c).v), 1);                \
 	} while (0)
 #define ASSERT_CLEAN(c, rule)                                                  \
 	do {                                                                   \
 		ck_assert_uint_eq(total_violations(&(c).v), 0);                \
-		ck_assert_uint_ge((c).v.checked[rule], 1);                     \
+		ck_assert_uint_ge((c).v.total.checked[rule], 1);                     \
 	} while (0)
 
 static void send_only(struct rt_build_spec *s, uint32_t payload_len)
@@ -93,8 +93,8 @@ START_TEST(clean_send_only)
 	send_only(&s, 100);
 	build_and_check(&c, &s, 1024);
 	ck_assert_uint_eq(total_violations(&c.v), 0);
-	ck_assert_uint_eq(c.v.checked[RT_RULE_PKT_ICRC], 1);
-	ck_assert_uint_eq(c.v.checked[RT_RULE_PKT_LEN_ONLY], 1);
+	ck_assert_uint_eq(c.v.total.checked[RT_RULE_PKT_ICRC], 1);
+	ck_assert_uint_eq(c.v.total.checked[RT_RULE_PKT_LEN_ONLY], 1);
 }
 END_TEST
 
@@ -171,7 +171,7 @@ START_TEST(icrc_bad_and_truncated)
 	rt_verdicts_init(&c.v);
 	rt_check_packet(&c.p, 1, 0, &c.v);
 	ck_assert_uint_eq(total_violations(&c.v), 0);
-	ck_assert_uint_eq(c.v.not_evaluated[RT_RULE_PKT_ICRC], 1);
+	ck_assert_uint_eq(c.v.total.not_evaluated[RT_RULE_PKT_ICRC], 1);
 }
 END_TEST
 
@@ -198,7 +198,7 @@ START_TEST(opcode_undefined_and_unsupported)
 	opcode_packet(&s, 0x15, 8);	/* reserved RC opcode */
 	build_and_check(&c, &s, 0);
 	ASSERT_ONLY(c, RT_RULE_PKT_OPCODE);
-	ck_assert_uint_eq(c.v.violations[RT_RULE_PKT_OPCODE], 1);
+	ck_assert_uint_eq(c.v.total.violations[RT_RULE_PKT_OPCODE], 1);
 	opcode_packet(&s, 0x44, 8);	/* RD SEND Only: legal IB, not modelled */
 	build_and_check(&c, &s, 0);
 	ASSERT_ONLY(c, RT_RULE_PKT_OPCODE);
@@ -268,7 +268,7 @@ START_TEST(first_middle_length)
 	opcode_packet(&s, 0x01, 1000);
 	build_and_check(&c, &s, 0);
 	ck_assert_uint_eq(total_violations(&c.v), 0);
-	ck_assert_uint_eq(c.v.not_evaluated[RT_RULE_PKT_LEN_FIRST_MIDDLE], 1);
+	ck_assert_uint_eq(c.v.total.not_evaluated[RT_RULE_PKT_LEN_FIRST_MIDDLE], 1);
 }
 END_TEST
 
@@ -459,8 +459,8 @@ START_TEST(published_connectx_cnp)
 	for (size_t i = 0; i < c.len; i++)
 		sscanf(hex + 2 * i, "%2hhx", &c.frame[i]);
 	parse_and_check(&c, 0);
-	ck_assert_uint_eq(c.v.checked[RT_RULE_PKT_CNP], 1);
-	ck_assert_uint_eq(c.v.checked[RT_RULE_PKT_ICRC], 1);
+	ck_assert_uint_eq(c.v.total.checked[RT_RULE_PKT_CNP], 1);
+	ck_assert_uint_eq(c.v.total.checked[RT_RULE_PKT_ICRC], 1);
 	ASSERT_ONLY(c, RT_RULE_PKT_UDP_SPORT);
 }
 END_TEST
@@ -524,7 +524,7 @@ START_TEST(real_captures_have_no_pkt_errors)
 			roce_complete += p.status == RT_PARSE_ROCE && !p.truncated;
 			rt_check_packet(&p, fr.number, 0, &v);
 		}
-		icrc_checked += v.checked[RT_RULE_PKT_ICRC];
+		icrc_checked += v.total.checked[RT_RULE_PKT_ICRC];
 		rt_capture_close(cap);
 	}
 	globfree(&g);
@@ -552,8 +552,8 @@ START_TEST(catalogue_lookup)
 	rt_verdicts_init(&v);
 	v.enabled[RT_RULE_PKT_TVER] = false;
 	rt_verdict_fail(&v, RT_RULE_PKT_TVER, RT_SEV_ERROR, 1, "x");
-	ck_assert_uint_eq(v.violations[RT_RULE_PKT_TVER], 0);
-	ck_assert_uint_eq(v.checked[RT_RULE_PKT_TVER], 0);
+	ck_assert_uint_eq(v.total.violations[RT_RULE_PKT_TVER], 0);
+	ck_assert_uint_eq(v.total.checked[RT_RULE_PKT_TVER], 0);
 }
 END_TEST
 

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The conformance checker: feed it the frames of one capture in order and it
+ * evaluates every rule of the catalogue (rules.h) on them: PKT rules on each
+ * RoCE packet, SEQ/RSP/REQ rules on the flows the packets belong to.
+ *
+ * One pass, streaming. State is kept per flow only (a fixed-size record per
+ * connection plus a bounded window of recent PSNs), never per packet, so
+ * memory does not grow with the capture's length. The number of flows
+ * tracked is bounded too (max_flows); packets of flows beyond it still get
+ * every PKT rule and are counted, and the run says so.
+ */
+#ifndef ROCETEST_CHECKER_H
+#define ROCETEST_CHECKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rocetest/error.h"
+#include "rocetest/opcode.h"
+#include "rocetest/packet.h"
+#include "rocetest/rules.h"
+
+struct rt_check_config {
+	uint32_t pmtu;			/* --pmtu; 0: inferred per flow from First/Middle packets */
+	bool have_timeout;		/* --timeout-us given */
+	double timeout_us;		/* local ACK timeout */
+	int retry_cnt;			/* --retry-cnt 0-7; -1 unknown */
+	int rnr_retry;			/* --rnr-retry 0-7 (7 unlimited); -1 unknown */
+	bool enabled[RT_RULE_COUNT];	/* --rules / --skip */
+	uint32_t max_flows;		/* connections tracked (0: RT_CHECK_DEFAULT_MAX_FLOWS) */
+	uint32_t ladder_flows;		/* flows whose ladder events are kept (0: none) */
+	/* Called for every violation, at once or when a deferred rule is decided. */
+	void (*on_violation)(void *ctx, const struct rt_violation *v);
+	void *ctx;
+};
+#define RT_CHECK_DEFAULT_MAX_FLOWS 4096u
+
+/* Every rule enabled, nothing configured, no ladders. */
+void rt_check_config_init(struct rt_check_config *cfg);
+
+/* ---- What the checker reports per flow ------------------------------- */
+
+/*
+ * A flow is one connection: two IP endpoints and their two QPs (RC, UC), or
+ * one sender's packets to one QP (UD). Side 0 is the endpoint that sent the
+ * flow's first packet in the capture.
+ */
+#define RT_FLOW_MAX_NOTES 8
+#define RT_FLOW_NOTE_BYTES 160
+
+/* One row of a ladder diagram. */
+enum rt_ladder_flags {
+	RT_LADDER_NAK = 1u << 0,	  /* NAK (sequence, invalid, access, operational) */
+	RT_LADDER_RNR = 1u << 1,	  /* RNR NAK */
+	RT_LADDER_RETRANSMIT = 1u << 2, /* a PSN sent again */
+	RT_LADDER_VIOLATION = 1u << 3,  /* a rule broke at this frame (error) */
+	RT_LADDER_WARNING = 1u << 4,	  /* a warning at this frame */
+	RT_LADDER_FOLD = 1u << 5,	  /* stands for fold_count ordinary packets */
+	RT_LADDER_CNP = 1u << 6,
+	RT_LADDER_BAD_ICRC = 1u << 7,
+};
+
+struct rt_ladder_event {
+	uint64_t frame;
+	int64_t ts_ns;
+	uint8_t from_side;	/* 0 or 1 */
+	uint8_t opcode;
+	uint8_t flags;		/* enum rt_ladder_flags */
+	uint8_t syndrome;	/* AETH syndrome when the packet has an AETH */
+	uint32_t psn;
+	uint32_t payload_len;
+	/* RT_LADDER_FOLD: how many packets, the last one's frame and PSN. */
+	uint32_t fold_count;
+	uint64_t fold_last_frame;
+	uint32_t fold_last_psn;
+};
+
+struct rt_flow_side {
+	uint8_t ip[16];
+	uint32_t qp;		/* this side's QP number */
+	bool qp_known;		/* seen as the destination QP of a packet */
+	uint16_t udp_sport;	/* first UDP source port this side used */
+	uint64_t packets;
+	uint64_t requests;
+	uint64_t responses;
+	uint32_t pmtu;		/* the PMTU of what this side sends (0 unknown) */
+	bool pmtu_inferred;	/* from its First/Middle packets, not from --pmtu */
+	uint64_t pmtu_frame;	/* the frame it was inferred from */
+};
+
+struct rt_flow_info {
+	uint32_t id;		/* 1-based, in order of first packet */
+	uint8_t transport;	/* enum rt_transport of its first packet */
+	uint8_t ip_version;	/* 4 or 6 */
+	bool paired;		/* both directions seen and matched */
+	struct rt_flow_side side[2];
+	uint64_t packets;
+	uint64_t first_frame, last_frame;
+	int64_t first_ts_ns, last_ts_ns;
+	uint64_t naks, rnr_naks, retransmissions, cnps, bad_icrc;
+	uint64_t errors, warnings;	/* violations in this flow */
+	struct rt_rule_counts rules;
+	/* Properties of the capture, not of the endpoints ("capture starts mid-message"). */
+	char notes[RT_FLOW_MAX_NOTES][RT_FLOW_NOTE_BYTES];
+	uint32_t note_count;
+	uint32_t notes_dropped;
+	/* Ladder rows, when this flow is among the first ladder_flows flows. */
+	const struct rt_ladder_event *ladder;
+	uint32_t ladder_count;
+	uint64_t ladder_dropped;	/* packets past the row limit, not drawn */
+};
+
+/* ---- Running it ----------------------------------------------------------- */
+
+struct rt_checker;
+
+/* NULL with err set when memory runs out. cfg is copied. */
+struct rt_checker *rt_checker_new(const struct rt_check_config *cfg, struct rt_error *err);
+void rt_checker_free(struct rt_checker *c);
+
+/* One captured frame, in capture order, numbered from 1. Non-RoCE frames are counted and skipped. */
+void rt_checker_frame(struct rt_checker *c, enum rt_link link, uint64_t frame, int64_t ts_ns,
+		      const uint8_t *data, uint32_t caplen, uint32_t wirelen);
+
+/* The capture ended: decides the rules that waited for later packets. Call once. */
+void rt_checker_finish(struct rt_checker *c);
+
+struct rt_check_totals {
+	uint64_t frames;
+	uint64_t roce_packets;
+	uint64_t not_roce;
+	uint64_t truncated;	/* RoCE frames cut by the snap length */
+	uint64_t malformed;	/* frames recognised as RoCE whose headers contradict the frame */
+	uint64_t untracked;	/* RoCE packets of flows beyond max_flows */
+	uint64_t errors, warnings;
+};
+const struct rt_check_totals *rt_checker_totals(const struct rt_checker *c);
+const struct rt_verdicts *rt_checker_verdicts(const struct rt_checker *c);
+const struct rt_check_config *rt_checker_config(const struct rt_checker *c);
+size_t rt_checker_flow_count(const struct rt_checker *c);
+/* Flow i, 0-based (its id is i + 1). */
+const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i);
+
+#endif

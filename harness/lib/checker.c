@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The checker's driver: parse each frame, find its flow, run the PKT rules
+ * with the flow's PMTU, then the flow rules (check_flow.c), and draw the
+ * ladder row. Also the flow table.
+ *
+ * Flows are found by "half" keys: (source IP, destination IP, destination
+ * QP) names what one side sends. A packet's key says which QP it goes to
+ * but not which QP sent it, so the two halves of a connection are matched
+ * the first time the second half appears: it must go the other way between
+ * the same two IPs, with the same transport, and (when several connections
+ * could take it) answer a PSN that connection's requester has sent, or
+ * share its UDP source port.
+ */
+#include "rocetest/checker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow.h"
+#include "rocetest/check.h"
+#include "rocetest/icrc.h"
+
+struct half_key {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint32_t qp;
+	uint8_t ip_version;
+};
+
+struct half_slot {
+	struct half_key key;
+	uint32_t flow;		/* index + 1; 0: empty */
+	uint8_t side;		/* the sending side */
+};
+
+struct rt_checker {
+	struct rt_check_config cfg;
+	struct rt_verdicts v;
+	struct checker_env env;
+	struct rt_check_totals totals;
+
+	struct flow **flows;	/* stable pointers: a flow never moves */
+	size_t flow_count, flow_cap;
+	struct half_slot *table;	/* open addressing, power-of-two size */
+	size_t table_size;
+
+	/* The flow and side of the last packet: consecutive packets mostly share them. */
+	struct half_key last_key;
+	struct flow *last_flow;
+	int last_side;
+
+	/* The packet being checked, for the violation hook. */
+	struct flow *cur_flow;
+	struct pkt_ctx *cur_pc;
+	bool finished;
+};
+
+void rt_check_config_init(struct rt_check_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->retry_cnt = -1;
+	cfg->rnr_retry = -1;
+	for (int r = 0; r < RT_RULE_COUNT; r++)
+		cfg->enabled[r] = true;
+}
+
+/* Every violation passes here: counted per flow and capture, marked on the ladder, then handed on. */
+static void on_violation(void *ctx, const struct rt_violation *viol)
+{
+	struct rt_checker *c = ctx;
+	bool error = viol->severity == RT_SEV_ERROR;
+	if (error)
+		c->totals.errors++;
+	else
+		c->totals.warnings++;
+	struct flow *f = viol->flow ? c->flows[viol->flow - 1] : NULL;
+	if (f) {
+		if (error)
+			f->info.errors++;
+		else
+			f->info.warnings++;
+		uint8_t flag = error ? RT_LADDER_VIOLATION : RT_LADDER_WARNING;
+		if (c->cur_pc && c->cur_flow == f && c->cur_pc->frame == viol->frame)
+			c->cur_pc->ladder_flags |= flag;
+		else if (f->ladder || f->run_count)
+			ladder_mark(f, viol->frame, flag);
+	}
+	if (c->cfg.on_violation)
+		c->cfg.on_violation(c->cfg.ctx, viol);
+}
+
+struct rt_checker *rt_checker_new(const struct rt_check_config *cfg, struct rt_error *err)
+{
+	struct rt_checker *c = calloc(1, sizeof *c);
+	if (!c) {
+		rt_error_set(err, "out of memory");
+		return NULL;
+	}
+	c->cfg = *cfg;
+	if (!c->cfg.max_flows)
+		c->cfg.max_flows = RT_CHECK_DEFAULT_MAX_FLOWS;
+	rt_verdicts_init(&c->v);
+	memcpy(c->v.enabled, c->cfg.enabled, sizeof c->v.enabled);
+	c->v.on_violation = on_violation;
+	c->v.ctx = c;
+	c->env = (struct checker_env){ .cfg = &c->cfg, .v = &c->v, .last_ts_ns = INT64_MIN };
+	c->table_size = 256;
+	c->table = calloc(c->table_size, sizeof *c->table);
+	if (!c->table) {
+		free(c);
+		rt_error_set(err, "out of memory");
+		return NULL;
+	}
+	return c;
+}
+
+void rt_checker_free(struct rt_checker *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->flow_count; i++) {
+		flow_free_state(c->flows[i]);
+		free(c->flows[i]);
+	}
+	free(c->flows);
+	free(c->table);
+	free(c);
+}
+
+/* ---- the flow table ---------------------------------------------------- */
+
+static uint64_t key_hash(const struct half_key *k)
+{
+	/* FNV-1a over the key's bytes; the key has no padding holes that differ (it is zeroed first). */
+	const uint8_t *b = (const uint8_t *)k;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < sizeof *k; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static struct half_slot *table_find(struct rt_checker *c, const struct half_key *k)
+{
+	size_t mask = c->table_size - 1;
+	for (size_t i = key_hash(k) & mask;; i = (i + 1) & mask) {
+		struct half_slot *s = &c->table[i];
+		if (!s->flow || !memcmp(&s->key, k, sizeof *k))
+			return s;
+	}
+}
+
+static bool table_grow(struct rt_checker *c)
+{
+	struct half_slot *old = c->table;
+	size_t old_size = c->table_size;
+	c->table_size *= 2;
+	c->table = calloc(c->table_size, sizeof *c->table);
+	if (!c->table) {
+		c->table = old;
+		c->table_size = old_size;
+		return false;
+	}
+	for (size_t i = 0; i < old_size; i++)
+		if (old[i].flow)
+			*table_find(c, &old[i].key) = old[i];
+	free(old);
+	return true;
+}
+
+static bool table_insert(struct rt_checker *c, const struct half_key *k, size_t flow_index, int side)
+{
+	/* Half of the flows count is the most halves there can be; keep the load under one half. */
+	if ((c->flow_count * 2 + 2) * 2 > c->table_size && !table_grow(c))
+		return false;
+	struct half_slot *s = table_find(c, k);
+	s->key = *k;
+	s->flow = (uint32_t)flow_index + 1;
+	s->side = (uint8_t)side;
+	return true;
+}
+
+static void make_key(struct half_key *k, const struct rt_packet *p)
+{
+	memset(k, 0, sizeof *k);
+	memcpy(k->src, p->src_ip, 16);
+	memcpy(k->dst, p->dst_ip, 16);
+	k->qp = p->bth.dest_qp;
+	k->ip_version = p->ip_version;
+}
+
+static bool same_ip(const uint8_t *a, const uint8_t *b)
+{
+	return !memcmp(a, b, 16);
+}
+
+/*
+ * A connection this packet could be the second half of: the known half goes
+ * the other way between the same IPs, the other half is still unknown.
+ */
+static struct flow *find_partner(struct rt_checker *c, const struct rt_packet *p, int *side)
+{
+	struct flow *best = NULL;
+	int best_score = 0, candidates = 0;
+	for (size_t i = 0; i < c->flow_count; i++) {
+		struct flow *f = c->flows[i];
+		if (f->info.paired || f->info.transport == RT_TRANSPORT_UD || f->info.ip_version != p->ip_version ||
+		    f->info.transport != p->op->transport)
+			continue;
+		/* Side 0 sent the known half, to side 1; this packet must come from side 1 to side 0. */
+		if (!same_ip(f->info.side[1].ip, p->src_ip) || !same_ip(f->info.side[0].ip, p->dst_ip))
+			continue;
+		candidates++;
+		int score = 1;
+		const struct stream *st = &f->stream[0];
+		if (p->op->response && st->started && rt_psn_diff(p->bth.psn, st->first_psn) >= 0 &&
+		    rt_psn_diff(p->bth.psn, st->frontier) < 0)
+			score += 4;	/* answers a PSN this connection's requester sent */
+		if (p->udp_sport == f->info.side[0].udp_sport)
+			score += 2;	/* rxe uses one source port both ways */
+		if (score > best_score) {
+			best = f;
+			best_score = score;
+		}
+	}
+	if (candidates > 1 && best_score == 1)
+		return NULL;	/* nothing tells them apart: keep this half on its own */
+	*side = 1;
+	return best;
+}
+
+static struct flow *flow_new(struct rt_checker *c, const struct rt_packet *p, uint64_t frame, int64_t ts)
+{
+	if (c->flow_count >= c->cfg.max_flows)
+		return NULL;
+	if (c->flow_count == c->flow_cap) {
+		size_t cap = c->flow_cap ? c->flow_cap * 2 : 64;
+		struct flow **flows = realloc(c->flows, cap * sizeof *flows);
+		if (!flows)
+			return NULL;
+		c->flows = flows;
+		c->flow_cap = cap;
+	}
+	struct flow *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	f->info.id = (uint32_t)c->flow_count + 1;
+	f->info.transport = p->op->transport;
+	f->info.ip_version = p->ip_version;
+	memcpy(f->info.side[0].ip, p->src_ip, 16);
+	memcpy(f->info.side[1].ip, p->dst_ip, 16);
+	f->info.side[1].qp = p->bth.dest_qp;
+	f->info.side[1].qp_known = true;
+	if (p->op->transport == RT_TRANSPORT_UD && (p->ext_present & RT_EXT_DETH)) {
+		f->info.side[0].qp = p->ext.deth.src_qp;
+		f->info.side[0].qp_known = true;
+	}
+	f->info.side[0].udp_sport = p->udp_sport;
+	f->info.first_frame = frame;
+	f->info.first_ts_ns = ts;
+	c->flows[c->flow_count++] = f;
+	return f;
+}
+
+/* The flow of a RoCE packet with a known opcode, and which side sent it; NULL when the table is full. */
+static struct flow *flow_of(struct rt_checker *c, const struct rt_packet *p, uint64_t frame, int64_t ts, int *side)
+{
+	struct half_key k;
+	make_key(&k, p);
+	if (c->last_flow && !memcmp(&k, &c->last_key, sizeof k)) {
+		*side = c->last_side;
+		return c->last_flow;
+	}
+	struct half_slot *s = table_find(c, &k);
+	struct flow *f;
+	if (s->flow) {
+		f = c->flows[s->flow - 1];
+		*side = s->side;
+	} else {
+		f = NULL;
+		if (p->op->transport != RT_TRANSPORT_UD && p->op->family != RT_FAMILY_CNP)
+			f = find_partner(c, p, side);
+		if (f) {
+			f->info.paired = true;
+			f->info.side[0].qp = p->bth.dest_qp;
+			f->info.side[0].qp_known = true;
+			f->info.side[1].udp_sport = p->udp_sport;
+		} else {
+			f = flow_new(c, p, frame, ts);
+			*side = 0;
+			if (!f)
+				return NULL;
+		}
+		if (!table_insert(c, &k, f->info.id - 1, *side))
+			return NULL;
+	}
+	c->last_key = k;
+	c->last_flow = f;
+	c->last_side = *side;
+	return f;
+}
+
+/* ---- per packet ------------------------------------------------------------ */
+
+/* PMTU inference: the first First/Middle payload that is a legal PMTU sets the side's PMTU. */
+static uint32_t packet_pmtu(struct rt_checker *c, struct flow *f, int side, const struct rt_packet *p,
+			    uint64_t frame)
+{
+	if (c->cfg.pmtu)
+		return c->cfg.pmtu;
+	struct rt_flow_side *fs = &f->info.side[side];
+	bool first_middle = p->op->position == RT_POS_FIRST || p->op->position == RT_POS_MIDDLE;
+	if (first_middle && !fs->pmtu && rt_is_pmtu(p->payload_len) && !p->truncated) {
+		fs->pmtu = p->payload_len;
+		fs->pmtu_inferred = true;
+		fs->pmtu_frame = frame;
+	}
+	/*
+	 * A First/Middle that disagrees with the inferred PMTU: which one is
+	 * right only --pmtu can say, so PKT-LEN-FIRST-MIDDLE is not evaluated
+	 * and SEQ-PMTU-CONSISTENT reports the disagreement.
+	 */
+	if (first_middle && fs->pmtu && p->payload_len != fs->pmtu)
+		return 0;
+	return fs->pmtu;
+}
+
+static void record_ladder(struct flow *f, const struct pkt_ctx *pc)
+{
+	const struct rt_packet *p = pc->p;
+	struct rt_ladder_event e = {
+		.frame = pc->frame, .ts_ns = pc->ts_ns, .from_side = (uint8_t)pc->side, .opcode = p->bth.opcode,
+		.flags = pc->ladder_flags, .psn = p->bth.psn, .payload_len = p->payload_len,
+		.syndrome = (p->ext_present & RT_EXT_AETH) ? p->ext.aeth.syndrome : 0,
+	};
+	ladder_add(f, &e);
+}
+
+void rt_checker_frame(struct rt_checker *c, enum rt_link link, uint64_t frame, int64_t ts_ns, const uint8_t *data,
+		      uint32_t caplen, uint32_t wirelen)
+{
+	struct rt_packet p;
+	c->totals.frames++;
+	if (ts_ns > c->env.last_ts_ns)
+		c->env.last_ts_ns = ts_ns;
+	c->v.flow = 0;
+	c->v.flow_counts = NULL;
+
+	switch (rt_parse(&p, link, data, caplen, wirelen)) {
+	case RT_PARSE_NOT_ROCE:
+		c->totals.not_roce++;
+		return;
+	case RT_PARSE_TRUNCATED:
+		c->totals.truncated++;
+		return;
+	case RT_PARSE_MALFORMED: {
+		c->totals.malformed++;
+		int rule = rt_malformed_rule(&p);
+		if (rule >= 0)
+			rt_verdict_fail(&c->v, (enum rt_rule)rule, RT_SEV_ERROR, frame, "%s: %s%s%s", p.field, p.reason,
+					p.detail[0] ? ": " : "", p.detail);
+		return;
+	}
+	case RT_PARSE_ROCE:
+		break;
+	}
+	c->totals.roce_packets++;
+	if (p.truncated)
+		c->totals.truncated++;
+
+	int side = 0;
+	struct flow *f = p.op && p.op->supported ? flow_of(c, &p, frame, ts_ns, &side) : NULL;
+	if (!f) {
+		if (p.op && p.op->supported)
+			c->totals.untracked++;
+		rt_check_packet(&p, frame, c->cfg.pmtu, &c->v);
+		return;
+	}
+
+	struct rt_flow_info *fi = &f->info;
+	fi->packets++;
+	fi->side[side].packets++;
+	if (!fi->side[side].udp_sport)
+		fi->side[side].udp_sport = p.udp_sport;
+	fi->last_frame = frame;
+	fi->last_ts_ns = ts_ns;
+	if (p.op->response)
+		fi->side[side].responses++;
+	else if (p.op->family != RT_FAMILY_CNP)
+		fi->side[side].requests++;
+
+	struct pkt_ctx pc = { .p = &p, .frame = frame, .ts_ns = ts_ns, .side = side };
+	c->v.flow = fi->id;
+	c->v.flow_counts = &fi->rules;
+	c->cur_flow = f;
+	c->cur_pc = &pc;
+
+	uint64_t icrc_bad_before = c->v.total.violations[RT_RULE_PKT_ICRC];
+	rt_check_packet(&p, frame, packet_pmtu(c, f, side, &p, frame), &c->v);
+	/* A bad ICRC counts whether or not PKT-ICRC is enabled: the receiver drops the packet either way. */
+	pc.icrc_bad = c->v.enabled[RT_RULE_PKT_ICRC] ? c->v.total.violations[RT_RULE_PKT_ICRC] > icrc_bad_before
+						      : rt_icrc_check(&p) == RT_ICRC_BAD;
+	if (pc.icrc_bad) {
+		fi->bad_icrc++;
+		pc.ladder_flags |= RT_LADDER_BAD_ICRC;
+	}
+	if (p.op->family == RT_FAMILY_CNP) {
+		fi->cnps++;
+		pc.ladder_flags |= RT_LADDER_CNP;
+	}
+	flow_check_packet(&c->env, f, &pc);
+	if (f->info.id <= c->cfg.ladder_flows)
+		record_ladder(f, &pc);
+
+	c->cur_flow = NULL;
+	c->cur_pc = NULL;
+	c->v.flow = 0;
+	c->v.flow_counts = NULL;
+}
+
+/* ---- the end ------------------------------------------------------------------ */
+
+static const char *family_word(uint32_t family)
+{
+	return rt_family_name((enum rt_family)family);
+}
+
+static void render_note(struct flow *f, enum flow_note kind)
+{
+	const struct note_count *n = &f->notes[kind];
+	if (!n->count)
+		return;
+	if (f->info.note_count == RT_FLOW_MAX_NOTES) {
+		f->info.notes_dropped++;
+		return;
+	}
+	char *out = f->info.notes[f->info.note_count++];
+	size_t size = RT_FLOW_NOTE_BYTES;
+	unsigned long long frame = n->frame, count = n->count;
+	switch (kind) {
+	case NOTE_STARTS_MID_MESSAGE:
+		snprintf(out, size, "capture starts mid-message (frame %llu: a %s message's Middle/Last at PSN %u)", frame,
+			 family_word(n->detail), n->psn);
+		break;
+	case NOTE_ENDS_MID_MESSAGE:
+		snprintf(out, size, "capture ends mid-message (the %s message begun at frame %llu has no Last)",
+			 family_word(n->detail), frame);
+		break;
+	case NOTE_LOST_BEFORE_CAPTURE:
+		snprintf(out, size,
+			 "packets lost before the capture point: %llu time(s), first PSN %u at frame %llu "
+			 "(the responder NAKed it or it was sent again)",
+			 count, n->psn, frame);
+		break;
+	case NOTE_MISSING_RETRANSMISSION:
+		snprintf(out, size, "capture misses retransmitted packets: %llu time(s), first PSN %u near frame %llu", count,
+			 n->psn, frame);
+		break;
+	case NOTE_RESPONDER_AHEAD:
+		snprintf(out, size,
+			 "the responder acknowledged requests the capture does not hold: %llu time(s), first at frame %llu",
+			 count, frame);
+		break;
+	case NOTE_RESPONSES_WITHOUT_REQUESTS:
+		snprintf(out, size,
+			 "capture starts mid-conversation: %llu response(s) to requests sent before it, first at frame %llu",
+			 count, frame);
+		break;
+	case NOTE_ENDS_BEFORE_ACK:
+		snprintf(out, size, "capture ends before the ACK of %llu request(s), first PSN %u at frame %llu", count,
+			 n->psn, frame);
+		break;
+	case NOTE_ENDS_BEFORE_RESPONSE:
+		snprintf(out, size, "capture ends before all responses of %llu READ(s) arrived, first at frame %llu",
+			 count, frame);
+		break;
+	case NOTE_ENDS_BEFORE_NAK:
+		snprintf(out, size, "capture ends before the NAK for PSN %u (request ahead at frame %llu)", n->psn, frame);
+		break;
+	case NOTE_ONE_DIRECTION:
+		snprintf(out, size, "only one direction captured: no ACKs or responses, responder rules not evaluated");
+		break;
+	case NOTE_WINDOW_EXCEEDED:
+		snprintf(out, size, "more pending checks than the checker keeps: %llu left not evaluated, first at frame %llu",
+			 count, frame);
+		break;
+	case NOTE_COUNT:
+		break;
+	}
+}
+
+static void render_pmtu_notes(struct rt_checker *c, struct flow *f)
+{
+	for (int s = 0; s < 2; s++) {
+		const struct rt_flow_side *fs = &f->info.side[s];
+		if (!fs->pmtu_inferred || f->info.note_count == RT_FLOW_MAX_NOTES)
+			continue;
+		snprintf(f->info.notes[f->info.note_count++], RT_FLOW_NOTE_BYTES,
+			 "PMTU %u inferred for side %d from its First/Middle packets (frame %llu); give --pmtu to check it",
+			 fs->pmtu, s, (unsigned long long)fs->pmtu_frame);
+	}
+	(void)c;
+}
+
+void rt_checker_finish(struct rt_checker *c)
+{
+	if (c->finished)
+		return;
+	c->finished = true;
+	for (size_t i = 0; i < c->flow_count; i++) {
+		struct flow *f = c->flows[i];
+		c->v.flow = f->info.id;
+		c->v.flow_counts = &f->info.rules;
+		flow_finish(&c->env, f);
+		ladder_flush(f);
+		f->info.ladder = f->ladder;
+		render_pmtu_notes(c, f);
+		for (int k = 0; k < NOTE_COUNT; k++)
+			render_note(f, (enum flow_note)k);
+	}
+	c->v.flow = 0;
+	c->v.flow_counts = NULL;
+}
+
+const struct rt_check_totals *rt_checker_totals(const struct rt_checker *c)
+{
+	return &c->totals;
+}
+
+const struct rt_verdicts *rt_checker_verdicts(const struct rt_checker *c)
+{
+	return &c->v;
+}
+
+const struct rt_check_config *rt_checker_config(const struct rt_checker *c)
+{
+	return &c->cfg;
+}
+
+size_t rt_checker_flow_count(const struct rt_checker *c)
+{
+	return c->flow_count;
+}
+
+const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i)
+{
+	return i < c->flow_count ? &c->flows[i]->info : NULL;
+}

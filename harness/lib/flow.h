@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the checker: the per-flow state behind struct rt_flow_info.
+ *
+ * A flow (connection) has two sides. Each side may act as a requester; the
+ * requests side s sends, and the responses side 1-s sends back for them,
+ * form stream s (struct stream). Every SEQ/RSP/REQ rule reads and updates
+ * one stream. Nothing here grows with the number of packets: the PSN
+ * windows are fixed rings, pending checks are fixed slots.
+ */
+#ifndef ROCETEST_LIB_FLOW_H
+#define ROCETEST_LIB_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rocetest/checker.h"
+
+/* Recent requests by PSN, for REQ-RETRANSMIT-SAME and RSP-DUPLICATE-READ. */
+#define PSN_WINDOW 256u
+struct psn_slot {
+	uint32_t psn;		/* 24-bit PSN; valid only when .used */
+	uint32_t crc;		/* CRC-32 of the payload */
+	uint32_t len;		/* payload bytes (READ request: RETH DMA length) */
+	uint8_t opcode;
+	bool used;
+};
+
+/* An outstanding READ or atomic request, waiting for its responses. */
+#define READ_SLOTS 16u
+struct read_slot {
+	bool used;
+	bool atomic;
+	bool replay;		/* a duplicate asked for the responses again from replay_psn */
+	bool broken;		/* a violation was reported: stop judging this READ */
+	bool gap;		/* responses missing from the capture: not judged */
+	bool complete;		/* its last response (or atomic ACK) arrived */
+	uint32_t psn;		/* the request's PSN */
+	uint32_t len;		/* RETH DMA length */
+	uint32_t n_lo, n_hi;	/* responses it needs (a range while the PMTU is unknown) */
+	uint32_t next;		/* next response PSN expected; == psn before the first */
+	uint32_t bytes;		/* payload received so far */
+	uint32_t replay_psn;
+	uint64_t frame;
+};
+
+/* A PSN range that the requester skipped: SEQ-PSN waits to learn why. */
+#define GAP_SLOTS 4u
+struct gap {
+	uint32_t from, to;	/* missing PSNs from..to-1 */
+	uint64_t frame;		/* the packet that jumped */
+	uint32_t prev;		/* the PSN before the jump, for the message */
+	bool acked;		/* the responder acknowledged PSNs in it */
+	uint32_t acked_upto;
+};
+
+/* Requests with AckReq that wait for their ACK (RSP-ACK). */
+#define ACKREQ_SLOTS 32u
+struct ackreq {
+	uint32_t psn;
+	uint64_t frame;
+	int64_t ts_ns;
+};
+
+/* Completed messages at the responder, for SEQ-MSN. */
+#define DONE_SLOTS 64u
+struct done {
+	uint32_t last_psn;	/* PSN that completed the message */
+	uint32_t count;		/* messages completed up to and including it */
+};
+
+enum nak_pending {
+	NAK_NONE,
+	NAK_SEQ,
+};
+
+/* Things a flow notes about the capture (not the endpoints), rendered at the end. */
+enum flow_note {
+	NOTE_STARTS_MID_MESSAGE,
+	NOTE_ENDS_MID_MESSAGE,
+	NOTE_LOST_BEFORE_CAPTURE,	/* a PSN first seen after later ones: lost on the wire before the capture point */
+	NOTE_MISSING_RETRANSMISSION,	/* a retransmitted PSN the capture does not hold */
+	NOTE_RESPONDER_AHEAD,		/* the responder acknowledged requests the capture does not hold */
+	NOTE_RESPONSES_WITHOUT_REQUESTS,
+	NOTE_ENDS_BEFORE_ACK,
+	NOTE_ENDS_BEFORE_RESPONSE,
+	NOTE_ENDS_BEFORE_NAK,
+	NOTE_ONE_DIRECTION,
+	NOTE_WINDOW_EXCEEDED,		/* more pending checks than slots: some not evaluated */
+	NOTE_COUNT
+};
+
+struct note_count {
+	uint64_t count;
+	uint64_t frame;		/* the first frame it applies to */
+	uint32_t psn;
+	uint32_t detail;	/* kind-specific */
+};
+
+struct stream {
+	bool started;		/* a request of this stream has been seen */
+	bool any_response;	/* a response of this stream has been seen */
+	uint64_t last_response_frame;
+	int64_t last_response_ts;
+
+	/* --- requester side: what side s sends --- */
+	uint32_t first_psn;
+	uint32_t prev_psn;	/* PSN of the previous request */
+	uint32_t prev_lo, prev_hi; /* PSNs the previous request used (READ: N of them, a range if N unknown) */
+	uint32_t frontier;	/* one past the highest PSN ever sent (upper bound while READ spans are unknown) */
+	bool lossy;		/* packets of this stream were lost or missed before the capture point */
+	uint32_t misses;	/* how many times the capture showed it lacks packets of this stream */
+	/* SEQ-ACK-AHEAD: an answer for a PSN not (yet) seen sent; decided by the next request. */
+	bool ahead_due;
+	uint32_t ahead_psn;
+	uint64_t ahead_frame;
+
+	/* The message being sent. */
+	bool msg_open;
+	bool msg_unknown_start;	/* started before the capture, or resumed by a retransmission */
+	uint8_t msg_family;
+	uint8_t msg_transport;
+	uint64_t msg_frame;
+	uint32_t msg_bytes;
+	uint32_t msg_reth_len;
+	bool msg_has_reth;
+
+	/* SEQ-PMTU-CONSISTENT: the first First/Middle payload size. */
+	uint32_t fm_size;
+	uint64_t fm_frame;
+
+	/* What the responder has acknowledged, as the capture shows it. */
+	bool have_acked;
+	uint32_t acked;		/* every PSN up to and including this one */
+	int64_t progress_ts;	/* last time the requester's timer had reason to restart */
+
+	/* Requester duties after NAKs. */
+	enum nak_pending nak;
+	uint32_t nak_psn;
+	uint64_t nak_frame;
+	bool rnr;
+	uint32_t rnr_psn;
+	uint64_t rnr_frame;
+	int64_t rnr_ts;
+	uint8_t rnr_timer;
+	uint32_t rnr_count;	/* RNR NAKs in a row for rnr_psn */
+	uint32_t retry_psn;	/* the PSN the last retransmission run started at */
+	uint32_t retry_count;	/* runs in a row starting there without progress */
+	bool fatal_received;	/* a fatal NAK came for this stream: the requester must stop */
+	uint64_t fatal_frame;
+
+	struct gap gaps[GAP_SLOTS];
+	uint32_t gap_count;
+
+	/* REQ-GO-BACK-N in a flow without loss: a resend that skipped p waits for proof of loss. */
+	bool gbn_suspect;
+	uint32_t gbn_p, gbn_psn;
+	uint64_t gbn_frame;
+
+	/* --- responder model: what side 1-s has received and owes --- */
+	bool resp_sync;
+	uint32_t epsn;		/* the PSN the responder expects next */
+	uint32_t epsn_slack;	/* after a READ of unknown PMTU: epsn may be up to this much later */
+	bool nak_sent;		/* a NAK sequence error is out; silent until epsn arrives */
+	uint32_t nak_sent_psn;
+	bool nak_due;		/* a request ahead of epsn arrived: a NAK sequence error is owed */
+	uint32_t nak_due_psn;
+	uint64_t nak_due_frame;
+	bool dup_due;		/* a duplicate SEND/WRITE arrived: a re-ACK with epsn - 1 is owed */
+	uint32_t dup_psn;
+	uint64_t dup_frame;
+	bool invalid_due;	/* an opcode or length violation: a NAK invalid request is owed */
+	uint32_t invalid_psn;
+	uint64_t invalid_frame;
+	bool icrc_due;		/* a request with a bad ICRC: must be neither ACKed nor NAKed */
+	uint32_t icrc_psn;
+	uint64_t icrc_frame;
+
+	struct ackreq ackreqs[ACKREQ_SLOTS];
+	uint32_t ackreq_head, ackreq_count;
+
+	/* SEQ-MSN. */
+	bool msn_sync;
+	uint32_t msn_offset;	/* MSN = completed messages + offset (mod 2^24) */
+	uint32_t done_total;	/* messages completed (as the capture shows them) */
+	struct done done[DONE_SLOTS];
+	uint32_t done_head, done_count;
+	bool have_msn;
+	uint32_t last_msn;
+
+	struct read_slot reads[READ_SLOTS];
+
+	struct psn_slot *sent;	/* PSN_WINDOW requests, allocated on first use */
+	struct psn_slot *answered; /* PSN_WINDOW READ responses by PSN */
+};
+
+struct flow {
+	struct rt_flow_info info;
+	struct stream stream[2];	/* stream[s]: requests from side s */
+	bool side_fatal[2];		/* side sent a fatal NAK: must be silent from then on */
+	uint64_t side_fatal_frame[2];
+	struct note_count notes[NOTE_COUNT];
+	/* Ladder rows (NULL when not drawn) and the run of ordinary packets being folded. */
+	struct rt_ladder_event *ladder;
+	uint32_t ladder_cap;
+	struct rt_ladder_event run[4];	/* first two and last two of the run */
+	struct rt_ladder_event run_fold_first, run_fold_last; /* the first and last packet a fold hides */
+	uint32_t run_count;
+};
+
+/* Everything a stream rule needs about the packet at hand. */
+struct pkt_ctx {
+	const struct rt_packet *p;
+	uint64_t frame;
+	int64_t ts_ns;
+	int side;		/* sender's side in the flow */
+	bool icrc_bad;
+	uint8_t ladder_flags;	/* rules add RT_LADDER_* here */
+};
+
+struct checker_env {
+	const struct rt_check_config *cfg;
+	struct rt_verdicts *v;
+	int64_t last_ts_ns;	/* newest timestamp in the capture so far */
+};
+
+/* check_flow.c: the SEQ/RSP/REQ rules. */
+void flow_check_packet(struct checker_env *env, struct flow *f, struct pkt_ctx *pc);
+void flow_finish(struct checker_env *env, struct flow *f);
+void flow_note(struct flow *f, enum flow_note kind, uint64_t frame, uint32_t psn, uint32_t detail);
+void flow_render_notes(struct flow *f);
+void flow_free_state(struct flow *f);
+/* The PMTU that governs what `side` sends: given, inferred, or 0. */
+uint32_t flow_side_pmtu(const struct checker_env *env, const struct flow *f, int side);
+
+/* ladder.c */
+void ladder_add(struct flow *f, const struct rt_ladder_event *e);
+void ladder_flush(struct flow *f);
+void ladder_mark(struct flow *f, uint64_t frame, uint8_t flags);
+
+#endif
