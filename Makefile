@@ -1,7 +1,7 @@
 # rocetest: RoCEv2 conformance and interop test harness.
 #
 #   make            the library and build/bin/rocetest
-#   make demo       the main job for now: show and icrc on a generated capture
+#   make demo       the main job: generate, show, verify and check a capture, then check ../shared
 #   make test       unit tests (Check) and integration tests (tshark, scapy, CLI)
 #   make fuzz       libFuzzer + ASan/UBSan on the parser and the capture reader
 #   make sanitize   the unit tests built with ASan/UBSan
@@ -18,14 +18,18 @@ CC ?= cc
 OPT ?= -O2
 SAN_FLAGS ?=
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	-Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
+	-Iharness/include -Ireports $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
 LDLIBS_COMMON = $(PCAP_LIBS) $(DEFLATE_LIBS) $(SAN_FLAGS)
 
 LIB_SRCS := $(wildcard harness/lib/*.c)
 CLI_SRCS := $(wildcard harness/cli/*.c)
+# The report writers (JSON, JUnit, HTML) read what the library's checker collected.
+REPORT_SRCS := $(wildcard reports/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB = $(BUILD)/lib/librocetest.a
+REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
@@ -51,9 +55,14 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(ROCETEST): $(CLI_OBJS) $(LIB)
+$(REPORT_LIB): $(REPORT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS_COMMON)
+	rm -f $@
+	ar rcs $@ $^
+
+$(ROCETEST): $(CLI_OBJS) $(REPORT_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(CLI_OBJS) $(REPORT_LIB) $(LIB) $(LDLIBS_COMMON)
 
 # Test and benchmark dependencies are installed only when those are run.
 deps-test:
@@ -63,17 +72,22 @@ deps-test:
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
 
-# The main job, for now: generate a small RC capture with valid ICRCs, show it
-# and verify it; then verify the real captures in ../shared when they are there.
+# The main job: generate a small RC capture with valid ICRCs, show it, check
+# it against the rule catalogue with all three reports; then check every real
+# capture in ../shared when it is there (each must be conformant).
 DEMO_DIR = $(BUILD)/demo
 demo: $(ROCETEST) $(GENCAP)
 	@mkdir -p $(DEMO_DIR)
 	$(GENCAP) --bytes 64K --seed 1 -o $(DEMO_DIR)/rc-write.pcap
 	$(ROCETEST) show $(DEMO_DIR)/rc-write.pcap | head -n 12
 	$(ROCETEST) icrc $(DEMO_DIR)/rc-write.pcap
+	$(ROCETEST) check --pmtu 1024 --json $(DEMO_DIR)/rc-write.json --junit $(DEMO_DIR)/rc-write.xml \
+		--html $(DEMO_DIR)/rc-write.html $(DEMO_DIR)/rc-write.pcap
 	@if [ -d ../shared/captures ]; then \
-		for f in ../shared/captures/*/*.pcap; do $(ROCETEST) icrc "$$f" || exit $$?; done; \
+		$(ROCETEST) check --max-report 5 --json $(DEMO_DIR)/shared.json --junit $(DEMO_DIR)/shared.xml \
+			--html $(DEMO_DIR)/shared.html ../shared/captures/*/*.pcap || exit $$?; \
 	fi
+	@echo "demo: reports in $(DEMO_DIR)/ (rc-write.{json,xml,html}, shared.{json,xml,html})"
 
 help:
 	@sed -n '3,12p' Makefile

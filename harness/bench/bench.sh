@@ -9,6 +9,8 @@
 # environment:
 #   BENCH_BYTES    capture size for rocetest-gencap --bytes (default 1G)
 #   BENCH_STRICT   1: exit 1 when a target below is missed (default: report only)
+#   BENCH_RSS_BYTES  size of the second capture for the `rocetest check`
+#                  memory check (default 4G; empty: skip)
 #
 # Adding a row: one `row` line in the "Contenders" section below, with a
 # function that checks the contender's output (so a contender that silently
@@ -153,6 +155,13 @@ check_rocetest_icrc() {
 	return 1
 }
 
+check_rocetest_check() {
+	# A full pass over conformant traffic: exit 0 and the verdict line.
+	[ "$3" -eq 0 ] && grep -q ': 0 errors, 0 warnings -> CONFORMANT' "$1" && return 0
+	echo "bench: expected exit 0 and '0 errors, 0 warnings -> CONFORMANT'; got exit $3: $(head -c 300 "$1")" >&2
+	return 1
+}
+
 check_tshark() {
 	# One PSN per frame, every one of them a number.
 	local lines numbers
@@ -174,15 +183,38 @@ check_zlib() {
 # compared against it.
 # ---------------------------------------------------------------------------
 row "$REFERENCE" check_rocetest_icrc 5 "$rocetest" icrc "$cap"
+row "rocetest check" check_rocetest_check 3 "$rocetest" check --quiet "$cap"
 row "tshark -e infiniband.bth.psn" check_tshark 1 tshark -r "$cap" -T fields -e infiniband.bth.psn
 row "zlib crc32 (whole file)" check_zlib 5 "$zlib_crc32" "$cap"
+
+# ---------------------------------------------------------------------------
+# Memory does not grow with the capture: `rocetest check` once more on a
+# capture BENCH_RSS_BYTES long (default 4G; empty skips it), peak RSS only.
+# ---------------------------------------------------------------------------
+rss_bytes=${BENCH_RSS_BYTES-4G}
+rss_json="$work/rss.json"
+echo '[]' >"$rss_json"
+if [ -n "$rss_bytes" ]; then
+	big="$out/rc-$rss_bytes.pcap"
+	if [ ! -s "$big" ] || [ "$gencap" -nt "$big" ]; then
+		echo "bench: generating $big (--bytes $rss_bytes) for the memory check"
+		"$gencap" --bytes "$rss_bytes" -o "$big" 2>/dev/null || { echo "bench: cannot generate $big" >&2; exit 2; }
+	fi
+	for f in "$cap" "$big"; do
+		/usr/bin/time -f %M -o "$work/rss.txt" "$rocetest" check --quiet "$f" >"$work/rss.out" 2>&1 ||
+			{ echo "bench: rocetest check $f failed: $(cat "$work/rss.out")" >&2; exit 1; }
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r.append({"capture": sys.argv[2], "bytes": int(sys.argv[3]), "peak_rss_kib": int(open(sys.argv[4]).read().split()[-1])}); json.dump(r, open(sys.argv[1], "w"))' \
+			"$rss_json" "$f" "$(stat -c %s "$f")" "$work/rss.txt"
+	done
+fi
 
 # ---------------------------------------------------------------------------
 # Report: the table on stdout, the same numbers in results.json.
 # ---------------------------------------------------------------------------
 read -r -d '' report_py <<'PY' || true
 import datetime, json, os, platform, sys
-rows_file, results, cap, cap_bytes, frames, info, reference, t_gbps, t_tshark, strict, load = sys.argv[1:]
+rows_file, results, cap, cap_bytes, frames, info, reference, t_gbps, t_tshark, strict, load, rss_file = sys.argv[1:]
+rss = json.load(open(rss_file))
 cap_bytes, frames = int(cap_bytes), int(frames)
 rows = [json.loads(l) for l in open(rows_file)]
 ref = next(r for r in rows if r["tool"] == reference)
@@ -202,6 +234,17 @@ if tshark:
     targets.append({"target": "%s >= %sx faster than tshark" % (reference, t_tshark),
                     "value": tshark["rocetest_icrc_speedup"],
                     "pass": tshark["rocetest_icrc_speedup"] >= float(t_tshark)})
+# `rocetest check` (issue "Conformance checker"): 1 GB/s, 50x tshark, under 64 MiB whatever the size.
+check = next((r for r in rows if r["tool"] == "rocetest check"), None)
+if check:
+    targets.append({"target": "rocetest check >= 1 GB/s", "value": check["gb_per_s"], "pass": check["gb_per_s"] >= 1})
+    if tshark:
+        x = tshark["seconds"] / check["seconds"]
+        targets.append({"target": "rocetest check >= 50x faster than tshark", "value": x, "pass": x >= 50})
+for m in rss:
+    mib = m["peak_rss_kib"] / 1024
+    targets.append({"target": "rocetest check peak RSS < 64 MiB (%.1f GB capture)" % (m["bytes"] / 1e9),
+                    "value": mib, "pass": mib < 64})
 
 w = max(len(r["tool"]) for r in rows)
 print()
@@ -234,6 +277,7 @@ json.dump({
     "reference": reference,
     "rows": rows,
     "targets": targets,
+    "check_memory": rss,
 }, open(results, "w"), indent=2)
 open(results, "a").write("\n")
 print("\nbench: wrote %s" % results)
@@ -242,4 +286,4 @@ PY
 
 python3 -c "$report_py" "$work/rows.jsonl" "$out/results.json" "$cap" "$cap_bytes" "$frames" \
 	"$(sed 's/^rocetest-gencap: wrote [^:]*: //' "$info")" "$REFERENCE" "$TARGET_GBPS" "$TARGET_VS_TSHARK" "$strict" \
-	"$load"
+	"$load" "$rss_json"

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void cli_error(const char *fmt, ...)
@@ -108,4 +110,14 @@ void cli_progress_finish(struct cli_progress *pr)
 	if (pr->shown)
 		fputs("\r\033[K", stderr);
 	pr->shown = false;
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	if (strcmp(a, b) == 0)
+		return true;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

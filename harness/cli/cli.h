@@ -25,6 +25,13 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 bool cli_parse_size(const char *s, uint64_t max, uint64_t *out);
 
 /*
+ * True when the two paths name the same file: the same name, or another name
+ * (./x, a symlink, a hard link) for it. "-" (standard input or output) is
+ * never a file here. For refusing to overwrite an input.
+ */
+bool cli_same_file(const char *a, const char *b);
+
+/*
  * A progress line on stderr, only when stderr is a terminal and the job has
  * run for more than a second; redrawn at most ten times a second.
  */
@@ -44,5 +51,6 @@ double cli_elapsed(const struct timespec *since);
 
 int cmd_show(int argc, char **argv);
 int cmd_icrc(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

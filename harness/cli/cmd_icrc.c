@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "rocetest/capture.h"
@@ -59,20 +58,6 @@ static uint8_t *frame_copy(struct frame_copy *fc, const struct rt_frame *fr)
 	return fc->buf;
 }
 
-/*
- * True when writing out would overwrite in: the same name, or another name
- * (./x, a symlink, a hard link) for the same file. "-" is never a file here.
- */
-static bool same_file(const char *in, const char *out)
-{
-	struct stat si, so;
-	if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0)
-		return false;
-	if (strcmp(in, out) == 0)
-		return true;
-	return stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino;
-}
-
 /* Rewrites the ICRC (and a non-zero UDP checksum) of the parsed packet in place. */
 static bool fix_packet(struct rt_packet *p, uint8_t *copy)
 {
@@ -124,7 +109,7 @@ int cmd_icrc(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error("icrc", argc == optind ? "no capture file given" : "one capture file at a time");
 	const char *path = argv[optind];
-	if (fix_path && same_file(path, fix_path))
+	if (fix_path && cli_same_file(path, fix_path))
 		return cli_usage_error("icrc", "--fix would overwrite the file being read (%s)", path);
 
 	struct rt_error err;

@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
 	{ "show", cmd_show, "print every packet of a capture, one line (or JSON object) per frame" },
 	{ "icrc", cmd_icrc, "verify (or recompute with --fix) the ICRC of every RoCE packet" },
+	{ "check", cmd_check, "check captures against the conformance rules; summary and JSON/JUnit/HTML reports" },
 };
 
 static void usage(FILE *out)

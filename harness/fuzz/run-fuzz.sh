@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs both fuzz targets at once for SECONDS each (called by `make fuzz`).
+# Runs the fuzz targets at once for SECONDS each (called by `make fuzz`).
 #
 # usage: run-fuzz.sh FUZZ_DIR SECONDS
 #
-# FUZZ_DIR holds bin/fuzz_{parse,capture} and the seeds corpus-{parse,capture};
-# new inputs go to grown-{parse,capture} (kept between runs), crashes to
+# FUZZ_DIR holds bin/fuzz_{parse,capture,check} and the seeds corpus-{parse,capture,check};
+# new inputs go to grown-{parse,capture,check} (kept between runs), crashes to
 # artifacts/, libFuzzer's output to logs/. Exits 1 on any crash, leak, timeout,
 # out-of-memory or sanitizer report, naming the reproducer.
 set -uo pipefail
@@ -13,20 +13,22 @@ dir=${1:?usage: run-fuzz.sh FUZZ_DIR SECONDS}
 seconds=${2:?usage: run-fuzz.sh FUZZ_DIR SECONDS}
 case "$seconds" in ''|*[!0-9]*) echo "run-fuzz.sh: FUZZ_SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
-mkdir -p "$dir/logs" "$dir/artifacts" "$dir/grown-parse" "$dir/grown-capture"
+mkdir -p "$dir/logs" "$dir/artifacts" "$dir/grown-parse" "$dir/grown-capture" "$dir/grown-check"
 # LeakSanitizer on; the first UBSan report is fatal (also compiled in); stacks symbolized.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 # name max_len
-targets=("parse 9100" "capture 65536")
+targets=("parse 9100" "capture 65536" "check 65536")
 
 run_one() {
-	local name=$1 max_len=$2
+	local name=$1 max_len=$2 extra=''
+	# The checker also starts from the capture seeds: real flows, hostile framing.
+	[ "$name" = check ] && extra="$dir/corpus-capture"
 	"$dir/bin/fuzz_$name" \
 		-max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$name-" \
-		"$dir/grown-$name" "$dir/corpus-$name" >"$dir/logs/fuzz_$name.log" 2>&1
+		"$dir/grown-$name" "$dir/corpus-$name" $extra >"$dir/logs/fuzz_$name.log" 2>&1
 }
 
 count() { find "$1" -type f | wc -l; }

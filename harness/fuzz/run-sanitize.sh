@@ -4,7 +4,7 @@
 # usage: run-sanitize.sh SAN_BUILD UNIT_TESTS|- [CAPTURE...]
 #
 # Runs UNIT_TESTS ("-": none built yet), then SAN_BUILD/bin/rocetest show,
-# show --json and icrc on every CAPTURE (each must exit 0) and on malformed
+# show --json, icrc and check on every CAPTURE (each must exit 0) and on malformed
 # files made here (each must exit 2). Any sanitizer report fails the run,
 # whatever the exit status. Prints one line per failure and a total.
 set -uo pipefail
@@ -68,8 +68,10 @@ for f in "$@"; do
 	run 0 "show $f" "$rocetest" show "$f"
 	run 0 "show --json $f" "$rocetest" show --json "$f"
 	run 0 "icrc $f" "$rocetest" icrc "$f"
+	run 0 "check $f" "$rocetest" check --max-report 1000 --json "$work/check.json" --junit "$work/check.xml" \
+		--html "$work/check.html" "$f"
 done
-echo "sanitize: $# shared captures through show, show --json and icrc"
+echo "sanitize: $# shared captures through show, show --json, icrc and check (with every report)"
 
 # Malformed inputs, each must be refused with exit 2.
 m="$work/malformed"
@@ -97,6 +99,7 @@ for f in "$m"/*; do
 	run 2 "show $f" "$rocetest" show "$f"
 	run 2 "show --json $f" "$rocetest" show --json "$f"
 	run 2 "icrc $f" "$rocetest" icrc "$f"
+	run 2 "check $f" "$rocetest" check --json "$work/check.json" "$f"
 	if [ -f "$f" ]; then
 		run 2 "show - <$f" "$rocetest" show - <"$f"
 	fi

@@ -205,8 +205,9 @@ static struct flow *find_partner(struct rt_checker *c, const struct rt_packet *p
 	int best_score = 0, candidates = 0;
 	for (size_t i = 0; i < c->flow_count; i++) {
 		struct flow *f = c->flows[i];
+		/* A CNP (sent by the side being congested) may be the first packet of the return half. */
 		if (f->info.paired || f->info.transport == RT_TRANSPORT_UD || f->info.ip_version != p->ip_version ||
-		    f->info.transport != p->op->transport)
+		    (f->info.transport != p->op->transport && p->op->family != RT_FAMILY_CNP))
 			continue;
 		/* Side 0 sent the known half, to side 1; this packet must come from side 1 to side 0. */
 		if (!same_ip(f->info.side[1].ip, p->src_ip) || !same_ip(f->info.side[0].ip, p->dst_ip))
@@ -279,7 +280,7 @@ static struct flow *flow_of(struct rt_checker *c, const struct rt_packet *p, uin
 		*side = s->side;
 	} else {
 		f = NULL;
-		if (p->op->transport != RT_TRANSPORT_UD && p->op->family != RT_FAMILY_CNP)
+		if (p->op->transport != RT_TRANSPORT_UD)
 			f = find_partner(c, p, side);
 		if (f) {
 			f->info.paired = true;

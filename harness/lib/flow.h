@@ -22,6 +22,7 @@ struct psn_slot {
 	uint32_t psn;		/* 24-bit PSN; valid only when .used */
 	uint32_t crc;		/* CRC-32 of the payload */
 	uint32_t len;		/* payload bytes (READ request: RETH DMA length) */
+	int64_t ts_ns;		/* when it was (last) sent */
 	uint8_t opcode;
 	bool used;
 };
@@ -109,7 +110,8 @@ struct stream {
 	uint32_t prev_lo, prev_hi; /* PSNs the previous request used (READ: N of them, a range if N unknown) */
 	uint32_t frontier;	/* one past the highest PSN ever sent (upper bound while READ spans are unknown) */
 	bool lossy;		/* packets of this stream were lost or missed before the capture point */
-	uint32_t misses;	/* how many times the capture showed it lacks packets of this stream */
+	uint32_t misses;	/* how many packets showed that the capture lacks packets of this stream */
+	bool miss_now;		/* the packet at hand already counted one */
 	/* SEQ-ACK-AHEAD: an answer for a PSN not (yet) seen sent; decided by the next request. */
 	bool ahead_due;
 	uint32_t ahead_psn;
@@ -148,6 +150,7 @@ struct stream {
 	uint32_t retry_count;	/* runs in a row starting there without progress */
 	bool fatal_received;	/* a fatal NAK came for this stream: the requester must stop */
 	uint64_t fatal_frame;
+	int64_t fatal_grace_ns;	/* requests until then were in flight when the NAK was sent (one round trip) */
 
 	struct gap gaps[GAP_SLOTS];
 	uint32_t gap_count;

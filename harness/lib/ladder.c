@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ladder rows for the HTML report. Every packet with something to show (a
- * NAK, a retransmission, a violation, a CNP, a bad ICRC) gets its own row;
- * runs of ordinary packets keep their first two and last two rows and fold
- * the middle into one, so a flow of 100 000 packets draws in a few hundred
+ * NAK, a violation, a CNP, a bad ICRC) gets its own row; runs of ordinary
+ * packets, and runs of retransmitted ones, keep their first two and last
+ * two rows and fold the middle into one, so a flow of 100 000 packets draws in a few hundred
  * rows. Past ROW_LIMIT only rows with something to show are added, up to
  * ROW_HARD_LIMIT; the rest are counted in ladder_dropped.
  */
@@ -18,7 +18,7 @@
 
 static void push(struct flow *f, const struct rt_ladder_event *e)
 {
-	bool notable = e->flags & ~RT_LADDER_FOLD;
+	bool notable = e->flags & ~(RT_LADDER_FOLD | RT_LADDER_RETRANSMIT);
 	uint32_t limit = notable ? ROW_HARD_LIMIT : ROW_LIMIT;
 	if (f->info.ladder_count >= limit) {
 		f->info.ladder_dropped += e->flags & RT_LADDER_FOLD ? e->fold_count : 1;
@@ -52,9 +52,17 @@ void ladder_flush(struct flow *f)
 	} else {
 		push(f, &f->run[0]);
 		push(f, &f->run[1]);
+		if (n == 2 * RUN_KEEP + 1) {
+			/* One packet between: draw it rather than a fold that stands for one. */
+			push(f, &f->run_fold_first);
+			push(f, &f->run[2]);
+			push(f, &f->run[3]);
+			f->run_count = 0;
+			return;
+		}
 		/* The fold row starts where the kept head ends and remembers the last packet it hides. */
 		struct rt_ladder_event fold = f->run_fold_first;
-		fold.flags = RT_LADDER_FOLD;
+		fold.flags = RT_LADDER_FOLD | (f->run[0].flags & RT_LADDER_RETRANSMIT);
 		fold.fold_count = n - 2 * RUN_KEEP;
 		fold.fold_last_frame = f->run_fold_last.frame;
 		fold.fold_last_psn = f->run_fold_last.psn;
@@ -67,15 +75,21 @@ void ladder_flush(struct flow *f)
 
 void ladder_add(struct flow *f, const struct rt_ladder_event *e)
 {
-	if (e->flags) {
+	/*
+	 * Ordinary packets fold, and so do retransmissions (a go-back-N resend
+	 * is a run of them): a run is packets with the same such flags.
+	 */
+	bool foldable = (e->flags & ~RT_LADDER_RETRANSMIT) == 0;
+	if (!foldable || (f->run_count && f->run[0].flags != e->flags))
 		ladder_flush(f);
+	if (!foldable) {
 		push(f, e);
 		return;
 	}
 	/*
-	 * An ordinary packet joins the run. run[0..1] are its first two; run[2]
-	 * and run[3] slide so they always hold the last two. What slides out of
-	 * run[2] is hidden by the fold: the first and the latest such are kept.
+	 * run[0..1] are the run's first two; run[2] and run[3] slide so they
+	 * always hold the last two. What slides out of run[2] is hidden by the
+	 * fold: the first and the latest such are kept.
 	 */
 	if (f->run_count < 4) {
 		f->run[f->run_count++] = *e;

@@ -5,13 +5,14 @@
 #
 # usage: deps.sh [--config FILE] GROUP...
 # groups: build  compiler, libpcap, libdeflate (everything `make` needs)
-#         test   Check, tshark, clang with libFuzzer, zlib, scapy (`make test`,
+#         test   Check, tshark, clang with libFuzzer, zlib, scapy, xmllint (JUnit
+#                schema), headless Chromium (renders the HTML report) (`make test`,
 #                `make fuzz`, `make bench`)
 set -euo pipefail
 
 declare -A GROUP_PACKAGES=(
 	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev"
-	[test]="check tshark clang libclang-rt-dev zlib1g-dev python3 python3-scapy time"
+	[test]="check tshark clang libclang-rt-dev zlib1g-dev python3 python3-scapy time libxml2-utils chromium"
 )
 
 config=""
@@ -19,7 +20,7 @@ groups=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--config) config="$2"; shift 2 ;;
-	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
 	*)
 		if [ -z "${GROUP_PACKAGES[$1]+x}" ]; then
 			echo "deps.sh: unknown group '$1' (known: ${!GROUP_PACKAGES[*]})" >&2

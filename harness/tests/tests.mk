@@ -15,9 +15,9 @@ $(BUILD)/obj/harness/tests/unit/%.o: harness/tests/unit/%.c $(CONFIG) | deps-tes
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CHECK_CFLAGS) -Iharness/tests/unit -MMD -MP -c $< -o $@
 
-$(UNIT_BIN): $(UNIT_OBJS) $(LIB)
+$(UNIT_BIN): $(UNIT_OBJS) $(REPORT_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(UNIT_OBJS) $(LIB) $(CHECK_LIBS) $(LDLIBS_COMMON)
+	$(CC) -o $@ $(UNIT_OBJS) $(REPORT_LIB) $(LIB) $(CHECK_LIBS) $(LDLIBS_COMMON)
 
 unit: deps-test $(UNIT_BIN)
 	cd $(CURDIR) && $(UNIT_BIN)

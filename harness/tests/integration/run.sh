@@ -43,9 +43,12 @@ fail() {
 # ---------------------------------------------------------------- prerequisites
 # Each is checked once; a test that needs a missing one fails with this text.
 missing_tshark='' missing_editcap='' missing_scapy='' missing_captures='' missing_rocetest=''
+missing_xmllint='' missing_chromium=''
 [ -x "$ROCETEST" ] || missing_rocetest="rocetest binary $ROCETEST not found or not executable (run make)"
 command -v tshark >/dev/null 2>&1 || missing_tshark="tshark is not installed"
 command -v editcap >/dev/null 2>&1 || missing_editcap="editcap (Wireshark) is not installed"
+command -v xmllint >/dev/null 2>&1 || missing_xmllint="xmllint is not installed (libxml2-utils)"
+command -v chromium >/dev/null 2>&1 || missing_chromium="chromium is not installed"
 if [ ! -x "$PY" ]; then
 	missing_scapy="$PY not found"
 elif ! "$PY" -c 'import scapy.contrib.roce' >/dev/null 2>&1; then
@@ -75,6 +78,8 @@ needs() {
 		tshark) why=${why:-$missing_tshark} ;;
 		editcap) why=${why:-$missing_editcap} ;;
 		scapy) why=${why:-$missing_scapy} ;;
+		xmllint) why=${why:-$missing_xmllint} ;;
+		chromium) why=${why:-$missing_chromium} ;;
 		captures) why=${why:-$missing_captures} ;;
 		python) [ -x "$PY" ] || why=${why:-"$PY not found"} ;;
 		cap:*) [ -n "$missing_captures" ] || [ -r "$CAPDIR/${m#cap:}" ] || why=${why:-"capture $CAPDIR/${m#cap:} is missing"} ;;
@@ -166,7 +171,7 @@ fi
 # ==================================================== 3. CLI behaviour
 echo "# 3. CLI behaviour"
 run "$ROCETEST" --help
-want_rc 0; out_has "usage: rocetest COMMAND"; out_has "show"; out_has "icrc"; err_empty
+want_rc 0; out_has "usage: rocetest COMMAND"; out_has "show"; out_has "icrc"; out_has "check"; err_empty
 check "cli: rocetest --help exits 0 with usage"
 run "$ROCETEST" show --help
 want_rc 0; out_has "usage: rocetest show"; out_has "--json"; err_empty
@@ -183,7 +188,7 @@ check "cli: unknown command exits 2"
 run "$ROCETEST" --bogus
 want_rc 2; err_has "--bogus"
 check "cli: unknown top-level option exits 2"
-for c in show icrc; do
+for c in show icrc check; do
 	run "$ROCETEST" $c --bogus "$HERE/run.sh"
 	want_rc 2; err_has "unknown option '--bogus'"
 	check "cli: $c with an unknown option exits 2"
@@ -211,7 +216,7 @@ bad_inputs=("$BAD/no-such-file.pcap:a missing file:No such file"
 	"$TEXT:a text file ($TEXT):not a pcap"
 	"$BAD/a-directory.pcap:a directory:directory"
 	"$BAD/linktype105.pcap:a pcap with link type 105:link type 105")
-for c in show icrc; do
+for c in show icrc check; do
 	for entry in "${bad_inputs[@]}"; do
 		IFS=: read -r f what word <<<"$entry"
 		if [ ! -e "$f" ] && [ "$what" != "a missing file" ]; then
@@ -228,7 +233,7 @@ done
 SRC=$(cap rxe/rdma_write_bw.pcap)
 if needs "input: pcap cut in the middle of a record" captures python cap:rxe/rdma_write_bw.pcap; then
 	if cutframe=$("$PY" "$HERE/craft.py" cut "$SRC" "$BAD/cut.pcap" 2>"$TMP/craft.err"); then
-		for c in show icrc; do
+		for c in show icrc check; do
 			run "$ROCETEST" $c "$BAD/cut.pcap"
 			want_rc 2; err_has "$BAD/cut.pcap"; err_has "frame $cutframe"
 			check "input: $c on a pcap cut inside record $cutframe exits 2 naming file and frame"
@@ -433,6 +438,235 @@ echo "# 5. in-place pcap reader against libpcap (show and icrc with and without 
 if needs "reader cross-check" captures python; then
 	mkdir -p "$TMP/reader"
 	run_tap "reader cross-check" "$PY" "$HERE/reader_crosscheck.py" "$ROCETEST" "$TMP/reader" "${CAPTURES[@]}"
+fi
+
+# ==================================================== 6. rocetest check
+echo "# 6. rocetest check: real captures, crafted rule breaks, CLI"
+# jpy EXPR FILE: prints the Python expression EXPR over the JSON document d in FILE.
+jpy() {
+	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[2])); r = eval(sys.argv[1]); print(" ".join(map(str, r)) if isinstance(r, (list, set, tuple)) else r)' "$1" "$2" 2>&1
+}
+
+# 6a. Every real capture is conformant: exit 0, no error; each warning names a
+# property of the capture that check_warnings.py verifies from the bytes.
+if needs "check: real captures" captures scapy; then
+	for src in "${CAPTURES[@]}"; do
+		t="check: ${src#"$CAPDIR"/} is conformant, every warning verified"
+		rep=$TMP/real.json
+		rm -f "$rep"
+		run "$ROCETEST" check --json "$rep" "$src"
+		want_rc 0
+		if [ -s "$rep" ]; then
+			errs=$(jpy '"; ".join("frame " + str(v["frame"]) + " " + v["rule"] + ": " + v["message"] for v in d["violations"] if v["severity"] == "error")' "$rep")
+			n=$(jpy 'd["summary"]["errors"]' "$rep")
+			[ "$n" = 0 ] || probs+=("$n errors: $errs")
+			wres=$("$PY" "$HERE/check_warnings.py" "$rep" "$src" 2>&1) || probs+=("unverified warnings: $(echo "$wres" | head -n 5 | tr '\n' ';')")
+			[ ${#probs[@]} -eq 0 ] && t="$t ($wres)"
+		else
+			probs+=("no JSON report written (stderr: $(snippet "$ERR"))")
+		fi
+		check "$t"
+	done
+fi
+
+# check_warnings.py itself: it verifies real properties and refuses the rest.
+CR=$TMP/rules
+mkdir -p "$CR"
+crafted_ok=
+if needs "check: crafting rule captures" scapy; then
+	if "$PY" "$HERE/craft_rules.py" "$CR" >"$TMP/craft_rules.out" 2>&1; then
+		crafted_ok=1
+		ok "check: craft_rules.py wrote $(head -n 1 "$TMP/craft_rules.out")"
+	else
+		fail "check: crafting rule captures" "craft_rules.py failed: $(tail -n 3 "$TMP/craft_rules.out" | tr '\n' ' ')"
+	fi
+fi
+if [ -n "$crafted_ok" ]; then
+	run "$ROCETEST" check --json "$TMP/w.json" "$CR/warnings.pcap"
+	want_rc 0
+	got=$(jpy 'sorted((v["rule"], v["frame"]) for v in d["violations"])' "$TMP/w.json")
+	want=$(jpy 'sorted(d["warnings"].items())' "$CR/warnings.json")
+	[ "$got" = "$want" ] || probs+=("warnings reported: $got; crafted: $want")
+	res=$("$PY" "$HERE/check_warnings.py" "$TMP/w.json" "$CR/warnings.pcap" 2>&1) || probs+=("check_warnings.py refused: $res")
+	check "check: one crafted frame per warning rule: each reported, each verified by check_warnings.py"
+	# The same report with every warning moved to the clean frame, plus a rule it cannot verify.
+	"$PY" - "$TMP/w.json" "$CR/warnings.json" "$TMP/w-moved.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+clean = json.load(open(sys.argv[2]))["clean"]
+for v in d["violations"]:
+    v["frame"] = clean
+d["violations"].append({"rule": "PKT-PAD-ZERO", "severity": "warning", "frame": clean, "flow": 1, "message": "made up"})
+json.dump(d, open(sys.argv[3], "w"))
+PYEOF
+	res=$("$PY" "$HERE/check_warnings.py" "$TMP/w-moved.json" "$CR/warnings.pcap" 2>&1)
+	[ $? -eq 1 ] || probs+=("check_warnings.py accepted warnings at a clean frame: $res")
+	for r in PKT-UDP-SPORT PKT-IP-DF PKT-RESERVED REQ-ACKREQ PKT-PAD-ZERO; do
+		grep -q "$r" <<<"$res" || probs+=("check_warnings.py did not refuse $r at the clean frame: $res")
+	done
+	grep -q "not verified" <<<"$res" || probs+=("no 'not verified' for a rule without a check: $res")
+	check "check: check_warnings.py refuses warnings whose property the frame lacks, and unknown warning rules"
+fi
+
+# 6b. Crafted captures that break one rule each, and their near-miss twins.
+if [ -n "$crafted_ok" ]; then
+	run_tap "check: crafted rule captures" "$PY" "$HERE/check_rules.py" "$ROCETEST" "$CR"
+fi
+
+# 6c. The command line of check.
+run "$ROCETEST" check --help
+want_rc 0; out_has "usage: rocetest check"; err_empty
+for o in --pmtu --timeout-us --retry-cnt --rnr-retry --rules --skip --list-rules --json --junit --html \
+	--max-report --quiet --libpcap --help; do
+	out_has "$o"
+done
+check "check --help: exit 0, every option described"
+
+if needs "check --list-rules: the IDs of rules.md" python; then
+	RULES_MD=../shared/spec/rules.md
+	run "$ROCETEST" check --list-rules
+	want_rc 0
+	if [ -r "$RULES_MD" ]; then
+		msg=$("$PY" - "$RULES_MD" "$OUT" <<'PYEOF'
+import re, sys
+md = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"\|\s*([A-Z]+-[A-Z0-9-]+)\s*\|\s*([EW])\s*\|", line)
+    if m:
+        md[m.group(1)] = "error" if m.group(2) == "E" else "warning"
+out = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"\s+([A-Z]+-[A-Z0-9-]+)\s+(error|warning)\s", line)
+    if m:
+        out[m.group(1)] = m.group(2)
+probs = []
+if not md:
+    probs.append("no rule IDs found in rules.md")
+probs += [f"{i} missing" for i in sorted(set(md) - set(out))]
+probs += [f"{i} not in rules.md" for i in sorted(set(out) - set(md))]
+probs += [f"{i}: {out[i]}, rules.md says {md[i]}" for i in sorted(set(md) & set(out)) if md[i] != out[i]]
+print("; ".join(probs) if probs else len(md))
+sys.exit(1 if probs else 0)
+PYEOF
+		) || probs+=("$msg")
+	else
+		probs+=("$RULES_MD is missing")
+	fi
+	check "check --list-rules: the IDs and severities of rules.md (${msg:-?} rules)"
+fi
+
+for bad in "--pmtu 1000" "--pmtu 0" "--pmtu big" "--timeout-us 0" "--timeout-us -5" "--timeout-us 1us" \
+	"--retry-cnt 8" "--rnr-retry -1" "--max-report many"; do
+	run "$ROCETEST" check $bad "$HERE/run.sh"
+	want_rc 2; err_has "${bad%% *}"; err_has "Try 'rocetest check --help'"
+	check "check $bad: usage error, exit 2"
+done
+for opt in --rules --skip; do
+	run "$ROCETEST" check $opt PKT-ICRC,PKT-BOGUS "$HERE/run.sh"
+	want_rc 2; err_has "PKT-BOGUS"; err_has "--list-rules"
+	check "check $opt with an unknown rule ID: exit 2 naming it and --list-rules"
+done
+run "$ROCETEST" check --json - --junit - "$HERE/run.sh"
+want_rc 2; err_has "standard output"
+check "check: two reports to standard output is a usage error"
+
+if [ -n "$crafted_ok" ]; then
+	PSN=$CR/seq-psn.pcap ICRC=$CR/pkt-icrc.pcap
+	run "$ROCETEST" check "$PSN"
+	want_rc 1; out_has "frame 3: SEQ-PSN (error) flow 1:"; out_has "FAIL  SEQ-PSN"
+	out_has "rocetest check: $PSN: 1 error, 0 warnings -> NOT CONFORMANT"; out_has "PMTU inferred per flow"
+	out_has "N/E   REQ-TIMEOUT"; out_has "needs --timeout-us"; out_has "had nothing to check"
+	check "check: a crafted SEQ-PSN break exits 1, lists the frame and the verdict"
+	run "$ROCETEST" check --pmtu 1024 --timeout-us 40.96 --retry-cnt 7 --rnr-retry 7 "$PSN"
+	want_rc 1; out_has "PMTU 1024"
+	grep -q "needs --" "$OUT" && probs+=("a 'needs --' line although every setting was given: $(grep 'needs --' "$OUT" | head -n 2 | tr '\n' ' ')")
+	check "check: with --pmtu, --timeout-us, --retry-cnt, --rnr-retry no rule waits for a setting"
+	run "$ROCETEST" check "$CR/seq-psn-twin.pcap"
+	want_rc 0; out_has "-> CONFORMANT"; out_has "PASS  SEQ-PSN"
+	check "check: the conformant twin exits 0"
+	run "$ROCETEST" check "$CR/req-ackreq.pcap"
+	want_rc 0; out_has "WARN  REQ-ACKREQ"; out_has "0 errors, 1 warning -> CONFORMANT"
+	check "check: a warning alone exits 0"
+	run "$ROCETEST" check --quiet "$PSN"
+	want_rc 1; err_empty
+	[ "$(wc -l <"$OUT")" -eq 1 ] || probs+=("$(wc -l <"$OUT") lines on stdout, expected 1")
+	out_has "rocetest check: $PSN: 1 error, 0 warnings -> NOT CONFORMANT"
+	check "check --quiet: one verdict line"
+	run "$ROCETEST" check --json - "$PSN"
+	want_rc 1; err_has "-> NOT CONFORMANT"
+	got=$(jpy '[d["file"], d["summary"]["errors"], [(v["rule"], v["frame"]) for v in d["violations"]]]' "$OUT")
+	[ "$got" = "$PSN 1 [('SEQ-PSN', 3)]" ] || probs+=("JSON on stdout: $got")
+	check "check --json -: the JSON report on stdout, the summary on stderr"
+	run "$ROCETEST" check --rules PKT-ICRC --json "$TMP/only.json" "$ICRC"
+	want_rc 1
+	got=$(jpy '[[r["id"] for r in d["rules"]], sorted({v["rule"] for v in d["violations"]})]' "$TMP/only.json")
+	[ "$got" = "['PKT-ICRC'] ['PKT-ICRC']" ] || probs+=("rules and violated rules: $got")
+	check "check --rules PKT-ICRC: only that rule is checked and reported"
+	run "$ROCETEST" check --rules pkt-icrc "$PSN"
+	want_rc 0; out_has "PASS  PKT-ICRC"; out_has "not checked (--rules/--skip)"
+	check "check --rules PKT-ICRC on a SEQ-PSN break: exit 0 (rule IDs in any case)"
+	run "$ROCETEST" check --skip SEQ-PSN --skip PKT-ICRC,PKT-TVER --json "$TMP/skip.json" "$PSN"
+	want_rc 0
+	got=$(jpy '[r for r in ("SEQ-PSN", "PKT-ICRC", "PKT-TVER", "PKT-OPCODE") if r in [x["id"] for x in d["rules"]]] + [v["rule"] for v in d["violations"]]' "$TMP/skip.json")
+	[ "$got" = "PKT-OPCODE" ] || probs+=("rules left / violations: '$got', expected only PKT-OPCODE left")
+	check "check --skip (repeated, lists): the skipped rules are neither checked nor reported"
+	run "$ROCETEST" check --max-report 1 "$CR/rsp-nak-seq-twice.pcap" "$PSN" "$CR/seq-opcode.pcap"
+	want_rc 1
+	[ "$(grep -c '^frame ' "$OUT")" -eq 3 ] || probs+=("$(grep -c '^frame ' "$OUT") violation lines, expected 1 per capture")
+	out_has "rocetest check: 3 captures: "; out_has "-> NOT CONFORMANT"
+	check "check: several captures, --max-report 1 per capture, a total verdict line"
+	run "$ROCETEST" check --json "$TMP/two.json" "$PSN" "$CR/seq-psn-twin.pcap"
+	want_rc 1
+	got=$(jpy '[len(d["files"]), d["summary"]["errors"]]' "$TMP/two.json")
+	[ "$got" = "2 1" ] || probs+=("files and errors in the JSON: $got")
+	check "check --json over two captures: one document with both"
+	run "$ROCETEST" check "$PSN" "$BAD/no-such-file.pcap"
+	want_rc 2; err_has "$BAD/no-such-file.pcap"; out_has "rocetest check: $PSN: 1 error"
+	check "check: a missing file among others exits 2 naming it, the others still checked"
+	timeout 60 "$ROCETEST" check --quiet - <"$PSN" >"$OUT" 2>"$ERR"
+	rc=$?
+	want_rc 1; out_has "rocetest check: -: 1 error"
+	check "check -: reads standard input"
+	run "$ROCETEST" check --json "$PSN" "$PSN"
+	want_rc 2; err_has "overwrite"
+	check "check --json refuses to overwrite the capture"
+	run "$ROCETEST" check --json "$TMP/no-such-dir/r.json" "$PSN"
+	want_rc 2; err_has "$TMP/no-such-dir/r.json"
+	check "check --json into a missing directory exits 2 naming the file"
+	if [ -w /dev/full ]; then
+		run "$ROCETEST" check --junit /dev/full "$PSN"
+		want_rc 2; err_has "/dev/full"
+		check "check --junit to a full device exits 2 naming it"
+	fi
+	run "$ROCETEST" check --junit "$TMP/r.xml" --html "$TMP/r.html" "$CR/req-go-back-n.pcap"
+	want_rc 1
+	"$PY" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/r.xml" 2>"$TMP/xml.err" ||
+		probs+=("JUnit is not XML: $(snippet "$TMP/xml.err")")
+	grep -q "REQ-GO-BACK-N" "$TMP/r.xml" || probs+=("JUnit does not name REQ-GO-BACK-N")
+	grep -qi "<svg" "$TMP/r.html" || probs+=("HTML has no SVG ladder")
+	check "check --junit --html: well-formed XML naming the failed rule, HTML with a ladder"
+	run "$ROCETEST" check "$CR/seq-no-first-mid-capture-twin.pcap"
+	want_rc 0; out_has "flow 1 (10.0.0.1 qp 0x11 <-> 10.0.0.2 qp 0x12): capture starts mid-message"
+	check "check: a capture starting mid-message is a flow note, not a violation"
+fi
+
+# ==================================================== 6. reports of rocetest check
+echo "# 6. rocetest check reports: JSON shape, JUnit against junit.xsd, self-contained HTML rendered by Chromium"
+# The reports and screenshots stay beside the binary's build directory for a person to look at
+# (the screenshots: rxe-rdma_read_bw.pcap.png, rxe-lab-loss5_req_write_bw_s16384.pcap.png, ...).
+REPORTS=$(dirname "$(dirname "$ROCETEST")")/test-reports
+if needs "reports" captures python xmllint chromium cap:rxe/rdma_read_bw.pcap; then
+	mkdir -p "$REPORTS" "$TMP/hostile"
+	# A capture named like markup: every report must escape the name (JSON string, XML attribute, HTML text).
+	hostile=$TMP/hostile/"<script>alert(1)&\"'.pcap"
+	cp "$CAPDIR/rxe/rdma_read_bw.pcap" "$hostile"
+	render=(--render "$CAPDIR/rxe/rdma_read_bw.pcap" --render "$hostile")
+	[ -r "$CAPDIR/rxe-lab/loss5_req_write_bw_s16384.pcap" ] &&
+		render+=(--render "$CAPDIR/rxe-lab/loss5_req_write_bw_s16384.pcap")
+	# A violation to draw: the capture with one corrupted ICRC made in section 3.
+	[ -s "$BAD/one-bad-icrc.pcap" ] && render+=(--render "$BAD/one-bad-icrc.pcap")
+	run_tap "reports" "$PY" "$HERE/check_report.py" "$ROCETEST" "$HERE/junit.xsd" "$REPORTS" "${render[@]}" \
+		"${CAPTURES[@]}"
 fi
 
 echo "integration: $passed passed, $failed failed"

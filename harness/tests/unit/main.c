@@ -16,9 +16,13 @@ int main(void)
 	srunner_add_suite(sr, build_suite());
 	srunner_add_suite(sr, bitflip_suite());
 	srunner_add_suite(sr, psn_suite());
+	srunner_add_suite(sr, violation_list_suite());
 	srunner_add_suite(sr, capture_suite());
 	srunner_add_suite(sr, describe_suite());
 	srunner_add_suite(sr, check_packet_suite());
+	srunner_add_suite(sr, check_seq_suite());
+	srunner_add_suite(sr, check_rsp_req_suite());
+	srunner_add_suite(sr, report_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

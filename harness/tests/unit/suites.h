@@ -11,8 +11,12 @@ Suite *parse_suite(void);
 Suite *build_suite(void);
 Suite *bitflip_suite(void);
 Suite *psn_suite(void);
+Suite *violation_list_suite(void);	/* test_violation_list.c: reports/violation_list.c */
 Suite *capture_suite(void);
 Suite *describe_suite(void);
 Suite *check_packet_suite(void);	/* test_check_packet.c: the PKT rules */
+Suite *check_seq_suite(void);		/* test_check_seq.c: SEQ rules and flows */
+Suite *check_rsp_req_suite(void);	/* test_check_rsp_req.c: RSP and REQ rules */
+Suite *report_suite(void);		/* test_report.c: the JSON, JUnit and HTML writers */
 
 #endif

@@ -1,0 +1,677 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report writers (reports/): JSON, JUnit XML and HTML written from a real
+ * checker run, over a real capture and over frames built here with known
+ * faults. The JSON is parsed by a strict syntax checker below; the XML and
+ * HTML are searched for what must and must not be there. The integration
+ * tests validate the same output with python's json, xmllint and Chromium.
+ */
+#include <check.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "rocetest/build.h"
+#include "rocetest/capture.h"
+#include "rocetest/checker.h"
+#include "suites.h"
+#include "test_util.h"
+#include "util.h"
+
+/* A file name with every character that means something in HTML, XML or JSON, a control and a non-UTF-8 byte. */
+#define HOSTILE_NAME "dir/<script>alert(1)</script>&\"'\x01\xff.pcap"
+
+/* ---- A strict JSON syntax check (RFC 8259) ----------------------------------------- */
+
+struct jp {
+	const char *s;
+	int depth;
+};
+
+static void jp_ws(struct jp *p)
+{
+	while (*p->s == ' ' || *p->s == '\n' || *p->s == '\r' || *p->s == '\t')
+		p->s++;
+}
+
+static bool jp_value(struct jp *p);
+
+static bool jp_string(struct jp *p)
+{
+	if (*p->s++ != '"')
+		return false;
+	for (;;) {
+		unsigned char c = (unsigned char)*p->s++;
+		if (c == '"')
+			return true;
+		if (c < 0x20)
+			return false;	/* raw control characters (and the end of the text) are not allowed */
+		if (c == '\\') {
+			c = (unsigned char)*p->s++;
+			if (c == 'u') {
+				for (int i = 0; i < 4; i++, p->s++)
+					if (!strchr("0123456789abcdefABCDEF", *p->s) || !*p->s)
+						return false;
+			} else if (!c || !strchr("\"\\/bfnrt", c)) {
+				return false;
+			}
+		} else if (c >= 0x80) {
+			size_t n = rt_rep_utf8_len((const unsigned char *)p->s - 1);
+			if (!n)
+				return false;
+			p->s += n - 1;
+		}
+	}
+}
+
+static bool jp_number(struct jp *p)
+{
+	const char *start = p->s;
+	if (*p->s == '-')
+		p->s++;
+	if (*p->s == '0')
+		p->s++;
+	else if (*p->s >= '1' && *p->s <= '9')
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	else
+		return false;
+	if (*p->s == '.') {
+		p->s++;
+		if (!(*p->s >= '0' && *p->s <= '9'))
+			return false;
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	if (*p->s == 'e' || *p->s == 'E') {
+		p->s++;
+		if (*p->s == '+' || *p->s == '-')
+			p->s++;
+		if (!(*p->s >= '0' && *p->s <= '9'))
+			return false;
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	return p->s > start;
+}
+
+static bool jp_seq(struct jp *p, char close, bool object)
+{
+	p->s++;
+	jp_ws(p);
+	if (*p->s == close) {
+		p->s++;
+		return true;
+	}
+	for (;;) {
+		jp_ws(p);
+		if (object) {
+			if (!jp_string(p))
+				return false;
+			jp_ws(p);
+			if (*p->s++ != ':')
+				return false;
+		}
+		if (!jp_value(p))
+			return false;
+		jp_ws(p);
+		if (*p->s == close) {
+			p->s++;
+			return true;
+		}
+		if (*p->s++ != ',')
+			return false;
+	}
+}
+
+static bool jp_value(struct jp *p)
+{
+	jp_ws(p);
+	if (++p->depth > 64)
+		return false;
+	bool ok;
+	switch (*p->s) {
+	case '{': ok = jp_seq(p, '}', true); break;
+	case '[': ok = jp_seq(p, ']', false); break;
+	case '"': ok = jp_string(p); break;
+	case 't': ok = !strncmp(p->s, "true", 4) && (p->s += 4); break;
+	case 'f': ok = !strncmp(p->s, "false", 5) && (p->s += 5); break;
+	case 'n': ok = !strncmp(p->s, "null", 4) && (p->s += 4); break;
+	default: ok = jp_number(p);
+	}
+	p->depth--;
+	return ok;
+}
+
+/* True if text is exactly one JSON value (white space around it allowed). */
+static bool json_valid(const char *text)
+{
+	struct jp p = { .s = text };
+	if (!jp_value(&p))
+		return false;
+	jp_ws(&p);
+	return *p.s == '\0';
+}
+
+/* ---- Running the checker ---------------------------------------------------------------- */
+
+struct run {
+	struct rt_checker *checker;
+	struct rt_violation_list list;
+	uint64_t frames;
+};
+
+static void keep(void *ctx, const struct rt_violation *v)
+{
+	ck_assert_int_eq(rt_violation_list_add(ctx, v), 0);
+}
+
+static void run_start(struct run *r)
+{
+	memset(r, 0, sizeof *r);
+	struct rt_check_config cfg;
+	rt_check_config_init(&cfg);
+	cfg.ladder_flows = 8;
+	cfg.on_violation = keep;
+	cfg.ctx = &r->list;
+	struct rt_error err;
+	r->checker = rt_checker_new(&cfg, &err);
+	ck_assert_msg(r->checker != NULL, "%s", err.msg);
+}
+
+static void run_free(struct run *r)
+{
+	rt_checker_free(r->checker);
+	rt_violation_list_free(&r->list);
+}
+
+static void run_capture(struct run *r, const char *path)
+{
+	run_start(r);
+	struct rt_error err;
+	struct rt_capture *cap = rt_capture_open(path, &err);
+	ck_assert_msg(cap != NULL, "%s", err.msg);
+	struct rt_frame fr;
+	int rc;
+	while ((rc = rt_capture_next(cap, &fr, &err)) == 1)
+		rt_checker_frame(r->checker, rt_capture_link(cap), fr.number, fr.ts_ns, fr.data, fr.caplen, fr.wirelen);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	r->frames = fr.number;
+	rt_capture_close(cap);
+	rt_checker_finish(r->checker);
+}
+
+/* Builds the frame and feeds it as the next frame, 1 us after the previous one. */
+static void feed(struct run *r, const struct rt_build_spec *s)
+{
+	uint8_t buf[TEST_FRAME_MAX];
+	size_t len = build_frame(s, buf, sizeof buf);
+	r->frames++;
+	rt_checker_frame(r->checker, RT_LINK_ETHERNET, r->frames, 1000000000 + (int64_t)r->frames * 1000, buf,
+			 (uint32_t)len, (uint32_t)len);
+}
+
+static void request(struct rt_build_spec *s, uint32_t psn)
+{
+	rt_build_spec_init(s);
+	s->bth.opcode = 0x04;	/* RC SEND Only */
+	s->bth.dest_qp = 0x12;
+	s->bth.psn = psn;
+	s->bth.ack_req = true;
+	s->payload_len = 64;
+}
+
+static void ack(struct rt_build_spec *s, uint32_t psn, uint32_t msn)
+{
+	rt_build_spec_init(s);
+	memcpy(s->src_ip, (const uint8_t[4]){ 10, 0, 0, 2 }, 4);
+	memcpy(s->dst_ip, (const uint8_t[4]){ 10, 0, 0, 1 }, 4);
+	s->bth.opcode = 0x11;	/* RC Acknowledge */
+	s->bth.dest_qp = 0x11;
+	s->bth.psn = psn;
+	s->ext.aeth.syndrome = 0x1F;
+	s->ext.aeth.msn = msn;
+}
+
+/*
+ * One RC connection, 10.0.0.1 QP 0x11 to 10.0.0.2 QP 0x12: five SEND Only
+ * requests, three with a bad ICRC, one from UDP source port 4000 (a
+ * warning), each good one acknowledged.
+ */
+static void run_faulty(struct run *r)
+{
+	run_start(r);
+	struct rt_build_spec s;
+	uint32_t msn = 0;
+	for (uint32_t psn = 100; psn < 105; psn++) {
+		request(&s, psn);
+		s.corrupt_icrc = psn == 101 || psn == 102 || psn == 104;
+		if (psn == 103)
+			s.udp_sport = 4000;
+		feed(r, &s);
+		if (!s.corrupt_icrc) {
+			ack(&s, psn, ++msn);
+			feed(r, &s);
+		}
+	}
+	rt_checker_finish(r->checker);
+}
+
+/* ---- Writing ----------------------------------------------------------------------------- */
+
+typedef int writer_fn(const struct rt_report_file *files, size_t n, FILE *out);
+
+/* The writer's output as a string (free it). */
+static char *write_to_string(writer_fn *w, const struct rt_report_file *files, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(w(files, n, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_uint_eq(strlen(text), len);	/* no NUL byte inside */
+	return text;
+}
+
+static size_t count(const char *text, const char *part)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, part)); p += strlen(part))
+		n++;
+	return n;
+}
+
+static void assert_has(const char *text, const char *part)
+{
+	ck_assert_msg(strstr(text, part) != NULL, "output lacks \"%s\"", part);
+}
+
+static void assert_lacks(const char *text, const char *part)
+{
+	ck_assert_msg(strstr(text, part) == NULL, "output holds \"%s\"", part);
+}
+
+static size_t flows_with_ladder(const struct rt_checker *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rt_checker_flow_count(c); i++)
+		n += rt_checker_flow(c, i)->ladder != NULL;
+	return n;
+}
+
+/* Distinct (flow, rule) pairs with an error violation, and the error violations themselves. */
+static void error_pairs(const struct rt_violation_list *l, size_t *pairs, size_t *errors)
+{
+	*pairs = *errors = 0;
+	for (size_t i = 0; i < l->count; i++) {
+		const struct rt_report_violation *v = &l->items[i];
+		if (v->severity != RT_SEV_ERROR)
+			continue;
+		(*errors)++;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = l->items[j].severity == RT_SEV_ERROR && l->items[j].flow == v->flow &&
+			       l->items[j].rule == v->rule;
+		*pairs += !seen;
+	}
+}
+
+/* ---- Tests -------------------------------------------------------------------------------- */
+
+START_TEST(real_capture_all_writers)
+{
+	struct run r;
+	run_capture(&r, CAPTURES_DIR "/rxe/rdma_read_bw.pcap");
+	struct rt_report_file rf = { .file = "rdma_read_bw.pcap", .checker = r.checker, .violations = &r.list,
+				     .seconds = 0.5 };
+
+	char *json = write_to_string(rt_report_json, &rf, 1);
+	ck_assert_msg(json_valid(json), "invalid JSON:\n%s", json);
+	static const char *const keys[] = {
+		"{\"file\":\"rdma_read_bw.pcap\"", "\"packets\":", "\"roce_packets\":", "\"not_roce\":",
+		"\"truncated\":", "\"malformed\":", "\"untracked\":", "\"seconds\":0.5", "\"config\":{\"pmtu\":null",
+		"\"timeout_us\":null", "\"retry_cnt\":null", "\"rnr_retry\":null", "\"flows\":[", "\"transport\":\"RC\"",
+		"\"endpoints\":[{\"ip\":\"", "\"pmtu_inferred\":", "\"rules\":[", "\"status\":\"pass\"",
+		"\"violations\":[", "\"violations_dropped\":0", "\"summary\":{\"errors\":0,\"warnings\":0",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		assert_has(json, keys[i]);
+	char frames[64];
+	snprintf(frames, sizeof frames, "\"packets\":%" PRIu64 ",", rt_checker_totals(r.checker)->frames);
+	assert_has(json, frames);
+	/* One rule object per enabled rule (all of them by default). */
+	ck_assert_uint_eq(count(json, "{\"id\":\""), RT_RULE_COUNT);
+
+	char *xml = write_to_string(rt_report_junit, &rf, 1);
+	assert_has(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ");
+	assert_has(xml, "<testsuite name=\"rdma_read_bw.pcap\" ");
+	assert_has(xml, "classname=\"rocetest.rdma_read_bw.pcap.flow1\"");
+	assert_lacks(xml, "<failure");
+	ck_assert_uint_eq(count(xml, "<testsuite "), 1);
+	ck_assert_uint_eq(count(xml, "</testsuites>\n"), 1);
+
+	char *html = write_to_string(rt_report_html, &rf, 1);
+	assert_has(html, "<!DOCTYPE html>");
+	assert_has(html, "PASS");
+	ck_assert_uint_ge(flows_with_ladder(r.checker), 1);
+	ck_assert_uint_eq(count(html, "<svg class=\"ladder\""), flows_with_ladder(r.checker));
+	/* Self-contained: nothing fetched. */
+	assert_lacks(html, "http://");
+	assert_lacks(html, "https://");
+	assert_lacks(html, "<script src");
+	assert_lacks(html, "<link");
+	assert_lacks(html, "<img");
+	ck_assert_uint_eq(count(html, "</html>\n"), 1);
+
+	free(json);
+	free(xml);
+	free(html);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(hostile_file_name_escaped)
+{
+	struct run r;
+	run_faulty(&r);
+	struct rt_report_file rf = { .file = HOSTILE_NAME, .checker = r.checker, .violations = &r.list, .seconds = 0 };
+
+	char *json = write_to_string(rt_report_json, &rf, 1);
+	ck_assert_msg(json_valid(json), "invalid JSON:\n%s", json);
+	/* Quote and control escaped, the invalid byte replaced by U+FFFD; < > & need no escape in JSON. */
+	assert_has(json, "\"file\":\"dir/<script>alert(1)</script>&\\\"'\\u0001\xEF\xBF\xBD.pcap\"");
+
+	char *xml = write_to_string(rt_report_junit, &rf, 1);
+	char *html = write_to_string(rt_report_html, &rf, 1);
+	const char *escaped = "dir/&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap";
+	const char *docs[] = { xml, html };
+	for (size_t i = 0; i < 2; i++) {
+		assert_has(docs[i], escaped);
+		assert_lacks(docs[i], "<script>alert");
+		assert_lacks(docs[i], "\x01");
+		for (const unsigned char *p = (const unsigned char *)docs[i]; *p;) {
+			size_t n = rt_rep_utf8_len(p);
+			ck_assert_msg(n > 0, "invalid UTF-8 at offset %td", (const char *)p - docs[i]);
+			p += n;
+		}
+	}
+	/* The class name uses the base name (after the last '/', here inside "</script>"), escaped the same way. */
+	assert_has(xml, "classname=\"rocetest.script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap.flow1\"");
+	free(json);
+	free(xml);
+	free(html);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(junit_failures_are_error_violations)
+{
+	struct run r;
+	run_faulty(&r);
+	struct rt_report_file rf = { .file = "faulty.pcap", .checker = r.checker, .violations = &r.list, .seconds = 0 };
+	size_t pairs, errors;
+	error_pairs(&r.list, &pairs, &errors);
+	ck_assert_uint_ge(errors, 3);	/* the three bad ICRCs at least */
+	ck_assert_uint_eq(rt_checker_totals(r.checker)->errors, errors);
+
+	char *xml = write_to_string(rt_report_junit, &rf, 1);
+	/* One failing test case per (flow, rule) with errors, one line per error violation in them. */
+	ck_assert_uint_eq(count(xml, "<failure "), pairs);
+	char attr[64];
+	snprintf(attr, sizeof attr, " failures=\"%zu\"", pairs);
+	ck_assert_uint_eq(count(xml, attr), 2);	/* <testsuites> and <testsuite> */
+	size_t lines = 0;
+	for (const char *p = xml; (p = strstr(p, "<failure ")); p++) {
+		const char *body = strchr(p, '>'), *end = strstr(p, "</failure>");
+		for (const char *q = body; (q = strstr(q, "\nframe ")) && q < end; q++)
+			lines++;
+		lines += !strncmp(body + 1, "frame ", 6);
+	}
+	ck_assert_uint_eq(lines, errors);
+	assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC, first at frame ");
+
+	/* The warning does not fail its test case: it is in that case's <system-out>. */
+	const char *w = strstr(xml, "<testcase name=\"PKT-UDP-SPORT\" classname=\"rocetest.faulty.pcap.flow1\"");
+	ck_assert_ptr_nonnull(w);
+	const char *end = strstr(w, "</testcase>");
+	const char *out = strstr(w, "<system-out>1 warning:\nframe ");
+	ck_assert_msg(out && out < end, "the warning is not in the test case's system-out");
+	const char *fail = strstr(w, "<failure");
+	ck_assert(!fail || fail > end);
+
+	/* Skipped cases say why. */
+	assert_has(xml, "<skipped message=\"not evaluated: needs timeout\"/>");
+
+	free(xml);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(html_marks_violations)
+{
+	struct run r;
+	run_faulty(&r);
+	struct rt_report_file rf = { .file = "faulty.pcap", .checker = r.checker, .violations = &r.list, .seconds = 0 };
+	char *html = write_to_string(rt_report_html, &rf, 1);
+	assert_has(html, "<div class=\"verdict fail\">FAIL");
+	ck_assert_uint_eq(count(html, "<svg class=\"ladder\""), flows_with_ladder(r.checker));
+	/* Three bad-ICRC rows, each marked and named in the issues column. */
+	ck_assert_uint_eq(count(html, "bad ICRC</tspan>"), 3);
+	ck_assert_uint_ge(count(html, "<circle class=\"mark\""), 3);
+	ck_assert_uint_ge(count(html, ">PKT-ICRC</text>"), 3);
+	/* Every kept violation is a row of the violations table (the rule tables' rows start with the rule). */
+	ck_assert_uint_eq(count(html, "<tr><td class=\"n\">"), r.list.count);
+	free(html);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(several_files)
+{
+	struct run a, b;
+	run_faulty(&a);
+	run_capture(&b, CAPTURES_DIR "/rxe/rdma_read_bw.pcap");
+	struct rt_report_file files[2] = {
+		{ .file = "a.pcap", .checker = a.checker, .violations = &a.list, .seconds = 1 },
+		{ .file = "b.pcap", .checker = b.checker, .violations = &b.list, .seconds = 2 },
+	};
+	char *json = write_to_string(rt_report_json, files, 2);
+	ck_assert_msg(json_valid(json), "invalid JSON:\n%s", json);
+	ck_assert_uint_eq(strncmp(json, "{\"files\":[\n{\"file\":\"a.pcap\"", 27), 0);
+	assert_has(json, ",\n{\"file\":\"b.pcap\"");
+	char summary[96];
+	snprintf(summary, sizeof summary, "\n],\n\"summary\":{\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64,
+		 rt_checker_totals(a.checker)->errors + rt_checker_totals(b.checker)->errors,
+		 rt_checker_totals(a.checker)->warnings + rt_checker_totals(b.checker)->warnings);
+	assert_has(json, summary);
+
+	char *xml = write_to_string(rt_report_junit, files, 2);
+	ck_assert_uint_eq(count(xml, "<testsuite name="), 2);
+	assert_has(xml, "time=\"3.000\">");	/* the <testsuites> total */
+
+	char *html = write_to_string(rt_report_html, files, 2);
+	assert_has(html, "<a href=\"#f2\">b.pcap</a>");
+	ck_assert_uint_eq(count(html, "<section id=\"f"), 2);
+	ck_assert_uint_eq(count(html, "<svg class=\"ladder\""),
+			  flows_with_ladder(a.checker) + flows_with_ladder(b.checker));
+	free(json);
+	free(xml);
+	free(html);
+	run_free(&a);
+	run_free(&b);
+}
+END_TEST
+
+START_TEST(write_error_reported)
+{
+	struct run r;
+	run_faulty(&r);
+	struct rt_report_file rf = { .file = "faulty.pcap", .checker = r.checker, .violations = &r.list, .seconds = 0 };
+	writer_fn *writers[] = { rt_report_json, rt_report_junit, rt_report_html };
+	for (size_t i = 0; i < 3; i++) {
+		FILE *full = fopen("/dev/full", "w");
+		ck_assert_ptr_nonnull(full);
+		errno = 0;
+		ck_assert_int_eq(writers[i](&rf, 1, full), -1);
+		ck_assert_int_eq(errno, ENOSPC);
+		fclose(full);
+	}
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(no_violation_list)
+{
+	/* The writers take a NULL list (nothing kept) as an empty one. */
+	struct run r;
+	run_faulty(&r);
+	struct rt_report_file rf = { .file = "faulty.pcap", .checker = r.checker, .violations = NULL, .seconds = 0 };
+	char *json = write_to_string(rt_report_json, &rf, 1);
+	ck_assert(json_valid(json));
+	assert_has(json, "\"violations\":[],\n\"violations_dropped\":0");
+	char *xml = write_to_string(rt_report_junit, &rf, 1);
+	/* Failures still come from the counts; their lines are then "... N more". */
+	assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC\">... 3 more\n</failure>");
+	char *html = write_to_string(rt_report_html, &rf, 1);
+	assert_has(html, "FAIL");
+	free(json);
+	free(xml);
+	free(html);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- The shared helpers ------------------------------------------------------------------ */
+
+static char *xml_of(const char *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	rt_rep_xml(f, s);
+	fclose(f);
+	return text;
+}
+
+START_TEST(utf8_and_xml_escaping)
+{
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"a"), 1);
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xC3\xA9"), 2);		/* é */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xE2\x82\xAC"), 3);		/* € */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xF0\x9F\x98\x80"), 4);	/* U+1F600 */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xC0\xAF"), 0);		/* overlong '/' */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xED\xA0\x80"), 0);		/* surrogate */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xEF\xBF\xBE"), 0);		/* U+FFFE */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xF4\x90\x80\x80"), 0);	/* > U+10FFFF */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\xE2\x82"), 0);		/* cut short */
+	ck_assert_uint_eq(rt_rep_utf8_len((const unsigned char *)"\x80"), 0);
+
+	char *x = xml_of("a<b>&\"c'\t\n\r\x1f\x7f\xC3\xA9\xFF");
+	ck_assert_str_eq(x, "a&lt;b&gt;&amp;&quot;c&#39;&#9;&#10;&#13;\xEF\xBF\xBD\xEF\xBF\xBD\xC3\xA9\xEF\xBF\xBD");
+	free(x);
+	x = xml_of(NULL);
+	ck_assert_str_eq(x, "");
+	free(x);
+
+	/* Formatted text longer than the writer's stack buffer (a long path) is not cut. */
+	char longname[1200], *text = NULL;
+	size_t len = 0;
+	memset(longname, 'a', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	longname[600] = '&';
+	FILE *f = open_memstream(&text, &len);
+	rt_rep_xmlf(f, "<%s>", longname);
+	fclose(f);
+	ck_assert_uint_eq(len, sizeof longname - 1 + 4 + 4 + 4);	/* &lt; &gt; and &amp; for & */
+	ck_assert_ptr_nonnull(strstr(text, "a&amp;a"));
+	ck_assert_int_eq(strncmp(text + len - 7, "aaa&gt;", 7), 0);
+	free(text);
+}
+END_TEST
+
+START_TEST(formatting)
+{
+	char buf[64];
+	rt_rep_reltime(1500, 1000, buf, sizeof buf);
+	ck_assert_str_eq(buf, "500 ns");
+	rt_rep_reltime(12345, 0, buf, sizeof buf);
+	ck_assert_str_eq(buf, "12.345 us");
+	rt_rep_reltime(4161000, 0, buf, sizeof buf);
+	ck_assert_str_eq(buf, "4.161 ms");
+	rt_rep_reltime(3210000999, 0, buf, sizeof buf);
+	ck_assert_str_eq(buf, "3.210000 s");
+	rt_rep_reltime(0, 2000, buf, sizeof buf);
+	ck_assert_str_eq(buf, "-2.000 us");
+	ck_assert_str_eq(rt_rep_basename("a/b/c.pcap"), "c.pcap");
+	ck_assert_str_eq(rt_rep_basename("c.pcap"), "c.pcap");
+	ck_assert_str_eq(rt_rep_basename("-"), "stdin");
+	rt_rep_opcode(0x06, buf, sizeof buf);
+	ck_assert_str_eq(buf, "RDMA WRITE First");
+	rt_rep_opcode(0x81, buf, sizeof buf);
+	ck_assert_str_eq(buf, "CNP");
+	rt_rep_opcode(0x1f, buf, sizeof buf);
+	ck_assert_str_eq(buf, "opcode 0x1f");
+}
+END_TEST
+
+START_TEST(index_by_flow_and_rule)
+{
+	struct rt_violation_list l = { 0 };
+	/* Frames in order; flows and rules mixed. */
+	static const struct { uint32_t flow; enum rt_rule rule; enum rt_severity sev; } in[] = {
+		{ 2, RT_RULE_PKT_ICRC, RT_SEV_ERROR }, { 1, RT_RULE_SEQ_PSN, RT_SEV_ERROR },
+		{ 1, RT_RULE_PKT_ICRC, RT_SEV_ERROR }, { 0, RT_RULE_PKT_ICRC, RT_SEV_ERROR },
+		{ 1, RT_RULE_PKT_ICRC, RT_SEV_WARNING }, { 2, RT_RULE_PKT_ICRC, RT_SEV_ERROR },
+	};
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		struct rt_violation v = { .rule = in[i].rule, .severity = in[i].sev, .frame = 10 + i, .flow = in[i].flow,
+					  .message = "m" };
+		ck_assert_int_eq(rt_violation_list_add(&l, &v), 0);
+	}
+	struct rt_rep_index ix;
+	ck_assert_int_eq(rt_rep_index_build(&ix, &l), 0);
+	size_t b, e;
+	rt_rep_index_range(&ix, 2, RT_RULE_PKT_ICRC, &b, &e);
+	ck_assert_uint_eq(e - b, 2);
+	ck_assert_uint_eq(rt_rep_index_at(&ix, b)->frame, 10);	/* frame order within the pair */
+	ck_assert_uint_eq(rt_rep_index_at(&ix, b + 1)->frame, 15);
+	rt_rep_index_range(&ix, 1, RT_RULE_PKT_ICRC, &b, &e);
+	ck_assert_uint_eq(e - b, 2);
+	rt_rep_index_range(&ix, 3, RT_RULE_PKT_ICRC, &b, &e);
+	ck_assert_uint_eq(e - b, 0);
+	/* Split by severity; 5 counted but 2 kept: the other 3 take the rule's catalogue severity (error). */
+	uint64_t err, warn;
+	rt_rep_split(&ix, 1, RT_RULE_PKT_ICRC, 5, &err, &warn);
+	ck_assert_uint_eq(err, 4);
+	ck_assert_uint_eq(warn, 1);
+	rt_rep_frame_range(&l, 13, &b, &e);
+	ck_assert_uint_eq(e - b, 1);
+	ck_assert_uint_eq(l.items[b].flow, 0);
+	rt_rep_index_free(&ix);
+	rt_violation_list_free(&l);
+}
+END_TEST
+
+Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("writers");
+	tcase_add_test(tc, real_capture_all_writers);
+	tcase_add_test(tc, hostile_file_name_escaped);
+	tcase_add_test(tc, junit_failures_are_error_violations);
+	tcase_add_test(tc, html_marks_violations);
+	tcase_add_test(tc, several_files);
+	tcase_add_test(tc, write_error_reported);
+	tcase_add_test(tc, no_violation_list);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("helpers");
+	tcase_add_test(tc, utf8_and_xml_escaping);
+	tcase_add_test(tc, formatting);
+	tcase_add_test(tc, index_by_flow_and_rule);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+#include "util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "rocetest/json.h"
+#include "rocetest/opcode.h"
+
+/* U+FFFD REPLACEMENT CHARACTER. */
+#define REPLACEMENT "\xEF\xBF\xBD"
+
+size_t rt_rep_utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return 1;
+	size_t n;
+	uint32_t cp, min;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2, cp = c & 0x1F, min = 0x80;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3, cp = c & 0x0F, min = 0x800;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		/* A NUL ends the string here: (0 & 0xC0) != 0x80 stops before reading past it. */
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
+		return 0;
+	return n;
+}
+
+/* A copy of s with invalid UTF-8 replaced, or NULL when s is valid (or memory ran out). */
+static char *utf8_repaired(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t bad = 0, len = 0;
+	for (size_t k; u[len]; len += k ? k : 1)
+		if (!(k = rt_rep_utf8_len(u + len)))
+			bad++;
+	if (!bad)
+		return NULL;
+	char *copy = malloc(len + 2 * bad + 1);
+	if (!copy)
+		return NULL;
+	char *o = copy;
+	for (size_t i = 0, k; u[i]; i += k ? k : 1) {
+		k = rt_rep_utf8_len(u + i);
+		if (k) {
+			memcpy(o, u + i, k);
+			o += k;
+		} else {
+			memcpy(o, REPLACEMENT, 3);
+			o += 3;
+		}
+	}
+	*o = '\0';
+	return copy;
+}
+
+void rt_rep_json_str(FILE *out, const char *s)
+{
+	char *fixed = s ? utf8_repaired(s) : NULL;
+	rt_json_string(out, fixed ? fixed : s);
+	free(fixed);
+}
+
+void rt_rep_xml(FILE *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	for (size_t i = 0, k; u[i]; i += k ? k : 1) {
+		k = rt_rep_utf8_len(u + i);
+		switch (u[i]) {
+		case '&': fputs("&amp;", out); continue;
+		case '<': fputs("&lt;", out); continue;
+		case '>': fputs("&gt;", out); continue;
+		case '"': fputs("&quot;", out); continue;
+		case '\'': fputs("&#39;", out); continue;
+		case '\t': fputs("&#9;", out); continue;
+		case '\n': fputs("&#10;", out); continue;
+		case '\r': fputs("&#13;", out); continue;
+		}
+		if (!k || u[i] < 0x20 || u[i] == 0x7F)
+			fputs(REPLACEMENT, out);
+		else
+			fwrite(u + i, 1, k, out);
+	}
+}
+
+void rt_rep_xmlf(FILE *out, const char *fmt, ...)
+{
+	char small[512], *big = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small) {
+		/* Paths can be long; only then is the text allocated. Out of memory: the cut text is better than none. */
+		va_start(ap, fmt);
+		if (vasprintf(&big, fmt, ap) < 0)
+			big = NULL;
+		va_end(ap);
+	}
+	rt_rep_xml(out, big ? big : small);
+	free(big);
+}
+
+const char *rt_rep_basename(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return "stdin";
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+bool rt_rep_side_shown(const struct rt_flow_info *f, int side)
+{
+	return f->side[side].packets > 0 || f->side[side].qp_known;
+}
+
+void rt_rep_ip(const struct rt_flow_info *f, int side, char *buf, size_t size)
+{
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	if (!inet_ntop(f->ip_version == 6 ? AF_INET6 : AF_INET, f->side[side].ip, buf, (socklen_t)size))
+		snprintf(buf, size, "?");
+}
+
+void rt_rep_endpoint(const struct rt_flow_info *f, int side, char *buf, size_t size)
+{
+	char ip[64];
+	rt_rep_ip(f, side, ip, sizeof ip);
+	if (f->side[side].qp_known)
+		snprintf(buf, size, "%s QP 0x%06" PRIx32, ip, f->side[side].qp);
+	else
+		snprintf(buf, size, "%s QP ?", ip);
+}
+
+void rt_rep_opcode(uint8_t opcode, char *buf, size_t size)
+{
+	const struct rt_opcode_info *op = rt_opcode_info(opcode);
+	if (opcode == RT_OPCODE_CNP)
+		snprintf(buf, size, "CNP");
+	else if (op)
+		snprintf(buf, size, "%s", op->label);
+	else
+		snprintf(buf, size, "opcode 0x%02x", opcode);
+}
+
+void rt_rep_reltime(int64_t ts_ns, int64_t t0_ns, char *buf, size_t size)
+{
+	/* Integers all the way: a double loses nanoseconds past about 104 days. */
+	int64_t d = ts_ns - t0_ns;
+	const char *sign = d < 0 ? "-" : "";
+	uint64_t m = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
+	if (m < 1000)
+		snprintf(buf, size, "%s%" PRIu64 " ns", sign, m);
+	else if (m < 1000000)
+		snprintf(buf, size, "%s%" PRIu64 ".%03" PRIu64 " us", sign, m / 1000, m % 1000);
+	else if (m < 1000000000)
+		snprintf(buf, size, "%s%" PRIu64 ".%03" PRIu64 " ms", sign, m / 1000000, m % 1000000 / 1000);
+	else
+		snprintf(buf, size, "%s%" PRIu64 ".%06" PRIu64 " s", sign, m / 1000000000, m % 1000000000 / 1000);
+}
+
+bool rt_rep_config_missing(const struct rt_check_config *cfg, enum rt_rule rule)
+{
+	const char *needs = rt_rule_info(rule)->needs;
+	if (!needs)
+		return false;
+	/* The catalogue names what a rule needs; these are the settings struct rt_check_config has for them. */
+	if (!strcmp(needs, "timeout"))
+		return !cfg->have_timeout;
+	if (!strcmp(needs, "retry_cnt"))
+		return cfg->retry_cnt < 0;
+	if (!strcmp(needs, "rnr_retry"))
+		return cfg->rnr_retry < 0;
+	if (!strcmp(needs, "PMTU"))
+		return cfg->pmtu == 0;
+	return false;
+}
+
+void rt_rep_why_not_evaluated(const struct rt_check_config *cfg, enum rt_rule rule, uint64_t not_evaluated,
+			      char *buf, size_t size)
+{
+	if (rt_rep_config_missing(cfg, rule) && (not_evaluated || strcmp(rt_rule_info(rule)->needs, "PMTU")))
+		snprintf(buf, size, "needs %s", rt_rule_info(rule)->needs);
+	else if (not_evaluated)
+		snprintf(buf, size, "what it needs is not in the capture (see the flow's notes)");
+	else
+		snprintf(buf, size, "nothing in the capture it applies to");
+}
+
+double rt_rep_seconds(const struct rt_report_file *rf)
+{
+	return isfinite(rf->seconds) && rf->seconds > 0 ? rf->seconds : 0.0;
+}
+
+void rt_rep_sum(const struct rt_report_file *files, size_t n, uint64_t *errors, uint64_t *warnings)
+{
+	*errors = *warnings = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_check_totals *t = rt_checker_totals(files[i].checker);
+		*errors += t->errors;
+		*warnings += t->warnings;
+	}
+}
+
+int rt_rep_finish(FILE *out)
+{
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
+}
+
+/* ---- Index -------------------------------------------------------------- */
+
+static int cmp_key(const struct rt_report_violation *a, uint32_t flow, enum rt_rule rule)
+{
+	if (a->flow != flow)
+		return a->flow < flow ? -1 : 1;
+	if (a->rule != rule)
+		return a->rule < rule ? -1 : 1;
+	return 0;
+}
+
+/* qsort's comparator gets no context; the items travel with each index instead. */
+struct keyed {
+	const struct rt_report_violation *v;
+	size_t at;
+};
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+	int c = cmp_key(a->v, b->v->flow, b->v->rule);
+	if (c)
+		return c;
+	/* The list is in frame order: the position keeps it, and makes the sort stable. */
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+int rt_rep_index_build(struct rt_rep_index *ix, const struct rt_violation_list *l)
+{
+	memset(ix, 0, sizeof *ix);
+	if (!l || !l->count)
+		return 0;
+	struct keyed *k = calloc(l->count, sizeof *k);
+	ix->order = calloc(l->count, sizeof *ix->order);
+	if (!k || !ix->order) {
+		free(k);
+		free(ix->order);
+		ix->order = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < l->count; i++)
+		k[i] = (struct keyed){ .v = &l->items[i], .at = i };
+	qsort(k, l->count, sizeof *k, cmp_keyed);
+	for (size_t i = 0; i < l->count; i++)
+		ix->order[i] = k[i].at;
+	free(k);
+	ix->items = l->items;
+	ix->count = l->count;
+	return 0;
+}
+
+void rt_rep_index_free(struct rt_rep_index *ix)
+{
+	free(ix->order);
+	memset(ix, 0, sizeof *ix);
+}
+
+/* First position whose key is not below (flow, rule), or with upper, above it. */
+static size_t index_bound(const struct rt_rep_index *ix, uint32_t flow, enum rt_rule rule, bool upper)
+{
+	size_t lo = 0, hi = ix->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_key(rt_rep_index_at(ix, mid), flow, rule);
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void rt_rep_index_range(const struct rt_rep_index *ix, uint32_t flow, enum rt_rule rule, size_t *begin,
+			size_t *end)
+{
+	*begin = index_bound(ix, flow, rule, false);
+	*end = index_bound(ix, flow, rule, true);
+}
+
+/* First item whose frame is not below frame (or, with upper, above it). */
+static size_t frame_bound(const struct rt_violation_list *l, uint64_t frame, bool upper)
+{
+	size_t lo = 0, hi = l ? l->count : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t f = l->items[mid].frame;
+		if (f < frame || (upper && f == frame))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void rt_rep_frame_range(const struct rt_violation_list *l, uint64_t frame, size_t *begin, size_t *end)
+{
+	*begin = frame_bound(l, frame, false);
+	*end = frame_bound(l, frame, true);
+}
+
+void rt_rep_split(const struct rt_rep_index *ix, uint32_t flow, enum rt_rule rule, uint64_t total,
+		  uint64_t *errors, uint64_t *warnings)
+{
+	size_t b, e;
+	uint64_t err = 0, warn = 0;
+	rt_rep_index_range(ix, flow, rule, &b, &e);
+	for (size_t i = b; i < e; i++) {
+		if (rt_rep_index_at(ix, i)->severity == RT_SEV_ERROR)
+			err++;
+		else
+			warn++;
+	}
+	uint64_t unlisted = total > err + warn ? total - err - warn : 0;
+	if (rt_rule_info(rule)->severity == RT_SEV_ERROR)
+		err += unlisted;
+	else
+		warn += unlisted;
+	*errors = err;
+	*warnings = warn;
+}
