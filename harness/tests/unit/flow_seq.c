@@ -57,6 +57,7 @@ uint64_t seq_pkt(struct seq *s, int from, uint8_t opcode, uint32_t psn, uint32_t
 	b.bth.dest_qp = from == SEQ_A ? QP_B : QP_A;
 	b.bth.psn = psn & 0xFFFFFF;
 	b.bth.ack_req = opt->ack_req;
+	b.bth.becn = opt->becn;
 	if (opt->pad_count) {
 		b.pad_explicit = true;
 		b.bth.pad = opt->pad_count;
@@ -70,7 +71,7 @@ uint64_t seq_pkt(struct seq *s, int from, uint8_t opcode, uint32_t psn, uint32_t
 	b.ext.deth.qkey = 0x11111111;
 	b.ext.deth.src_qp = from == SEQ_A ? QP_A : QP_B;
 	static uint8_t payload[4096];
-	memset(payload, opt->fill ? opt->fill : 0xA5, sizeof payload);
+	memset(payload, opt->zero_payload ? 0 : opt->fill ? opt->fill : 0xA5, sizeof payload);
 	ck_assert_uint_le(payload_len, sizeof payload);
 	b.payload = payload;
 	b.payload_len = payload_len;

@@ -43,6 +43,8 @@ struct seq_opt {
 	bool bad_icrc;
 	uint8_t fill;		/* payload byte (0 means 0xA5) */
 	uint8_t pad_count;	/* 0: computed */
+	bool becn;		/* BTH BECN (a CNP sets it) */
+	bool zero_payload;	/* payload bytes 0 instead of fill (a CNP's 16 reserved bytes) */
 };
 
 void seq_init(struct seq *s);

@@ -122,35 +122,11 @@ static void dump_notes(const struct rt_flow_info *f)
 		fprintf(stderr, "  note: %s\n", f->notes[i]);
 }
 
-/*
- * A CNP from B to A's QP, built here because seq_opt cannot set BECN or a
- * zero payload: BECN 1, PSN 0, 16 zero bytes (PKT-CNP holds). Same
- * addresses, QPs and source port as flow_seq.c uses for B.
- */
+/* A CNP from B to A's QP (the one being throttled): BECN 1, PSN 0, 16 zero bytes (PKT-CNP holds). */
 static uint64_t cnp_from_b(struct seq *s)
 {
 	ck_assert_ptr_nonnull(s->c);	/* a CNP is never the first packet of these tests */
-	struct rt_build_spec b;
-	rt_build_spec_init(&b);
-	memcpy(b.src_ip, (uint8_t[4]){ 10, 0, 0, 2 }, 4);
-	memcpy(b.dst_ip, (uint8_t[4]){ 10, 0, 0, 1 }, 4);
-	b.ip_df = true;
-	b.udp_sport = 0xC123;
-	b.bth.opcode = CNP;
-	b.bth.pkey = 0xFFFF;
-	b.bth.becn = true;
-	b.bth.dest_qp = 0x11;	/* A's QP: the one being throttled */
-	b.bth.psn = 0;
-	static const uint8_t zeros[16];
-	b.payload = zeros;
-	b.payload_len = sizeof zeros;
-	uint8_t frame[256];
-	size_t len = rt_build(&b, frame, sizeof frame);
-	ck_assert_uint_gt(len, 0);
-	s->frame++;
-	rt_checker_frame(s->c, RT_LINK_ETHERNET, s->frame, s->ts_ns, frame, (uint32_t)len, (uint32_t)len);
-	s->ts_ns += 1000;
-	return s->frame;
+	return seq_pkt(s, SEQ_B, CNP, 0, 16, &(struct seq_opt){ .becn = true, .zero_payload = true });
 }
 
 /* ==== SEQ-PSN ======================================================================== */
