@@ -46,10 +46,15 @@ struct rt_checker {
 	struct half_slot *table;	/* open addressing, power-of-two size */
 	size_t table_size;
 
-	/* The flow and side of the last packet: consecutive packets mostly share them. */
-	struct half_key last_key;
-	struct flow *last_flow;
-	int last_side;
+	/*
+	 * The flows and sides of the last two half keys seen: consecutive
+	 * packets mostly share one, and requests and their ACKs alternate
+	 * between two.
+	 */
+	struct half_key recent_key[2];
+	struct flow *recent_flow[2];
+	int recent_side[2];
+	unsigned recent_next;	/* the entry to replace next */
 
 	/* The packet being checked, for the violation hook. */
 	struct flow *cur_flow;
@@ -133,12 +138,19 @@ void rt_checker_free(struct rt_checker *c)
 
 static uint64_t key_hash(const struct half_key *k)
 {
-	/* FNV-1a over the key's bytes; the key has no padding holes that differ (it is zeroed first). */
+	/* Multiply-xorshift over the key's 8-byte words; the key is zeroed first, so padding is 0. */
 	const uint8_t *b = (const uint8_t *)k;
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < sizeof *k; i++)
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	size_t i = 0;
+	for (; i + 8 <= sizeof *k; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	for (; i < sizeof *k; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
+	return h ^ (h >> 29);
 }
 
 static struct half_slot *table_find(struct rt_checker *c, const struct half_key *k)
@@ -269,9 +281,11 @@ static struct flow *flow_of(struct rt_checker *c, const struct rt_packet *p, uin
 {
 	struct half_key k;
 	make_key(&k, p);
-	if (c->last_flow && !memcmp(&k, &c->last_key, sizeof k)) {
-		*side = c->last_side;
-		return c->last_flow;
+	for (unsigned i = 0; i < 2; i++) {
+		if (c->recent_flow[i] && !memcmp(&k, &c->recent_key[i], sizeof k)) {
+			*side = c->recent_side[i];
+			return c->recent_flow[i];
+		}
 	}
 	struct half_slot *s = table_find(c, &k);
 	struct flow *f;
@@ -296,9 +310,11 @@ static struct flow *flow_of(struct rt_checker *c, const struct rt_packet *p, uin
 		if (!table_insert(c, &k, f->info.id - 1, *side))
 			return NULL;
 	}
-	c->last_key = k;
-	c->last_flow = f;
-	c->last_side = *side;
+	unsigned r = c->recent_next;
+	c->recent_next ^= 1;
+	c->recent_key[r] = k;
+	c->recent_flow[r] = f;
+	c->recent_side[r] = *side;
 	return f;
 }
 
