@@ -39,15 +39,6 @@ enum {
 	 * counting the FCS, preamble and inter-frame gap (24 bytes) as well. */
 	PS_PER_BYTE = 80,
 	WIRE_OVERHEAD = 24,
-	OP_SEND_FIRST = 0x00,
-	OP_SEND_MIDDLE = 0x01,
-	OP_SEND_LAST = 0x02,
-	OP_SEND_ONLY = 0x04,
-	OP_WRITE_FIRST = 0x06,
-	OP_WRITE_MIDDLE = 0x07,
-	OP_WRITE_LAST = 0x08,
-	OP_WRITE_ONLY = 0x0A,
-	OP_ACK = 0x11,
 	AETH_ACK_UNLIMITED = 0x1F,	/* ACK, credit code 31: flow control not used */
 };
 
@@ -162,13 +153,13 @@ static int message(struct gen *g, struct qp *q, bool write, uint32_t segments, u
 	for (uint32_t i = 0; i < segments; i++) {
 		bool first = i == 0, last = i == segments - 1;
 		if (segments == 1)
-			s->bth.opcode = write ? OP_WRITE_ONLY : OP_SEND_ONLY;
+			s->bth.opcode = write ? RT_OP_WRITE_ONLY : RT_OP_SEND_ONLY;
 		else if (first)
-			s->bth.opcode = write ? OP_WRITE_FIRST : OP_SEND_FIRST;
+			s->bth.opcode = write ? RT_OP_WRITE_FIRST : RT_OP_SEND_FIRST;
 		else if (last)
-			s->bth.opcode = write ? OP_WRITE_LAST : OP_SEND_LAST;
+			s->bth.opcode = write ? RT_OP_WRITE_LAST : RT_OP_SEND_LAST;
 		else
-			s->bth.opcode = write ? OP_WRITE_MIDDLE : OP_SEND_MIDDLE;
+			s->bth.opcode = write ? RT_OP_WRITE_MIDDLE : RT_OP_SEND_MIDDLE;
 		if (write && first) {
 			s->ext.reth.va = q->va;
 			s->ext.reth.rkey = q->rkey;
@@ -189,7 +180,7 @@ static int message(struct gen *g, struct qp *q, bool write, uint32_t segments, u
 	q->msn = (q->msn + 1) & 0xFFFFFF;
 
 	struct rt_build_spec *a = &g->resp;
-	a->bth.opcode = OP_ACK;
+	a->bth.opcode = RT_OP_ACK;
 	a->bth.dest_qp = q->req_qpn;
 	a->bth.psn = last_psn;
 	a->udp_sport = (uint16_t)(0xC000 | (q->resp_qpn & 0x3FFF));

@@ -114,4 +114,38 @@ const char *rt_position_name(enum rt_position p);
 
 #define RT_OPCODE_CNP 0x81
 
+/*
+ * Opcode values by name, for code that builds packets (generators, tests).
+ * These are the RC values; a UC opcode is RT_OP_UC(the RC one) for SEND and
+ * WRITE. What each opcode carries is the table's business, not these names'.
+ */
+enum rt_opcode_value {
+	RT_OP_SEND_FIRST = 0x00,
+	RT_OP_SEND_MIDDLE = 0x01,
+	RT_OP_SEND_LAST = 0x02,
+	RT_OP_SEND_LAST_IMM = 0x03,
+	RT_OP_SEND_ONLY = 0x04,
+	RT_OP_SEND_ONLY_IMM = 0x05,
+	RT_OP_WRITE_FIRST = 0x06,
+	RT_OP_WRITE_MIDDLE = 0x07,
+	RT_OP_WRITE_LAST = 0x08,
+	RT_OP_WRITE_LAST_IMM = 0x09,
+	RT_OP_WRITE_ONLY = 0x0A,
+	RT_OP_WRITE_ONLY_IMM = 0x0B,
+	RT_OP_READ_REQUEST = 0x0C,
+	RT_OP_READ_RESPONSE_FIRST = 0x0D,
+	RT_OP_READ_RESPONSE_MIDDLE = 0x0E,
+	RT_OP_READ_RESPONSE_LAST = 0x0F,
+	RT_OP_READ_RESPONSE_ONLY = 0x10,
+	RT_OP_ACK = 0x11,
+	RT_OP_ATOMIC_ACK = 0x12,
+	RT_OP_CMP_SWAP = 0x13,
+	RT_OP_FETCH_ADD = 0x14,
+	RT_OP_SEND_LAST_INV = 0x16,
+	RT_OP_SEND_ONLY_INV = 0x17,
+	RT_OP_UD_SEND_ONLY = 0x64,
+	RT_OP_UD_SEND_ONLY_IMM = 0x65,
+};
+#define RT_OP_UC(rc_opcode) ((uint8_t)((RT_TRANSPORT_UC << 5) | (rc_opcode)))
+
 #endif

@@ -18,23 +18,7 @@
 #include "rocetest/rules.h"
 #include "suites.h"
 
-/* Opcodes (RC) and AETH syndromes used below. */
-enum {
-	OP_SEND_FIRST = 0x00,
-	OP_SEND_MIDDLE = 0x01,
-	OP_SEND_LAST = 0x02,
-	OP_SEND_ONLY = 0x04,
-	OP_WRITE_FIRST = 0x06,
-	OP_WRITE_MIDDLE = 0x07,
-	OP_WRITE_LAST = 0x08,
-	OP_WRITE_ONLY = 0x0A,
-	OP_READ_REQ = 0x0C,
-	OP_READ_FIRST = 0x0D,
-	OP_READ_LAST = 0x0F,
-	OP_READ_ONLY = 0x10,
-	OP_ACK = 0x11,
-	OP_UC_SEND_ONLY = 0x24,
-};
+/* AETH syndromes used below (opcodes: flow_seq.h). */
 enum {
 	SYN_NAK_SEQ = 0x60,
 	SYN_NAK_INVALID = 0x61,
@@ -51,18 +35,18 @@ enum {
 /* SEND Only with AckReq, as rxe sends it (REQ-ACKREQ stays quiet). */
 static uint64_t send_only(struct seq *s, int from, uint32_t psn)
 {
-	return seq_pkt(s, from, OP_SEND_ONLY, psn, PAYLOAD, &(struct seq_opt){ .ack_req = true });
+	return seq_pkt(s, from, SEND_ONLY, psn, PAYLOAD, &(struct seq_opt){ .ack_req = true });
 }
 
 static uint64_t send_fill(struct seq *s, uint32_t psn, uint8_t fill)
 {
-	return seq_pkt(s, SEQ_A, OP_SEND_ONLY, psn, PAYLOAD, &(struct seq_opt){ .ack_req = true, .fill = fill });
+	return seq_pkt(s, SEQ_A, SEND_ONLY, psn, PAYLOAD, &(struct seq_opt){ .ack_req = true, .fill = fill });
 }
 
 /* B answers A: an AETH-only packet (ACK, NAK, RNR NAK). */
 static uint64_t aeth(struct seq *s, uint8_t syndrome, uint32_t psn, uint32_t msn)
 {
-	return seq_pkt(s, SEQ_B, OP_ACK, psn, 0, &(struct seq_opt){ .syndrome = syndrome, .msn = msn });
+	return seq_pkt(s, SEQ_B, ACK, psn, 0, &(struct seq_opt){ .syndrome = syndrome, .msn = msn });
 }
 
 static uint64_t ack(struct seq *s, uint32_t psn, uint32_t msn)
@@ -72,7 +56,7 @@ static uint64_t ack(struct seq *s, uint32_t psn, uint32_t msn)
 
 static uint64_t read_req(struct seq *s, uint32_t psn, uint32_t len)
 {
-	return seq_pkt(s, SEQ_A, OP_READ_REQ, psn, 0, &(struct seq_opt){ .dma_len = len, .va = 0x1000 });
+	return seq_pkt(s, SEQ_A, READ_REQ, psn, 0, &(struct seq_opt){ .dma_len = len, .va = 0x1000 });
 }
 
 static uint64_t read_resp(struct seq *s, uint8_t opcode, uint32_t psn, uint32_t len, uint32_t msn, uint8_t fill)
@@ -129,7 +113,7 @@ START_TEST(rsp_ack_never_acknowledged)
 	ack(&s, 0, 1);
 	uint64_t f = send_only(&s, SEQ_A, 1);
 	seq_wait_us(&s, 200000);
-	seq_pkt(&s, SEQ_A, OP_SEND_FIRST, 2, 256, NULL);	/* keeps the capture going; First needs no AckReq */
+	seq_pkt(&s, SEQ_A, SEND_FIRST, 2, 256, NULL);	/* keeps the capture going; First needs no AckReq */
 	seq_finish(&s);
 	ASSERT_ONLY(s, RSP_ACK, f);
 	seq_free(&s);
@@ -160,7 +144,7 @@ START_TEST(rsp_ack_covered_by_read_response)
 	seq_init(&s);
 	send_only(&s, SEQ_A, 0);
 	read_req(&s, 1, 64);
-	read_resp(&s, OP_READ_ONLY, 1, 64, 2, 0);
+	read_resp(&s, READ_ONLY, 1, 64, 2, 0);
 	seq_finish(&s);
 	ASSERT_CLEAN(s);
 	ASSERT_CHECKED(s, RSP_ACK);
@@ -217,7 +201,7 @@ START_TEST(rsp_ack_lossy_stream_not_evaluated)
 	send_only(&s, SEQ_A, 1);
 	send_only(&s, SEQ_A, 2);
 	seq_wait_us(&s, 200000);
-	seq_pkt(&s, SEQ_A, OP_SEND_FIRST, 3, 256, NULL);
+	seq_pkt(&s, SEQ_A, SEND_FIRST, 3, 256, NULL);
 	seq_finish(&s);
 	ASSERT_CLEAN(s);
 	ASSERT_NOT_EVALUATED(s, RSP_ACK);
@@ -430,10 +414,10 @@ START_TEST(rsp_duplicate_read_other_data)
 	struct seq s;
 	seq_init(&s);
 	read_req(&s, 0, 64);
-	read_resp(&s, OP_READ_ONLY, 0, 64, 1, 0x11);
+	read_resp(&s, READ_ONLY, 0, 64, 1, 0x11);
 	seq_wait_us(&s, TIMEOUT_WAIT_US);
 	read_req(&s, 0, 64);
-	uint64_t f = read_resp(&s, OP_READ_ONLY, 0, 64, 1, 0x22);
+	uint64_t f = read_resp(&s, READ_ONLY, 0, 64, 1, 0x22);
 	seq_finish(&s);
 	ASSERT_ONLY(s, RSP_DUPLICATE_READ, f);
 	seq_free(&s);
@@ -445,10 +429,10 @@ START_TEST(rsp_duplicate_read_same_data)
 	struct seq s;
 	seq_init(&s);
 	read_req(&s, 0, 64);
-	read_resp(&s, OP_READ_ONLY, 0, 64, 1, 0x11);
+	read_resp(&s, READ_ONLY, 0, 64, 1, 0x11);
 	seq_wait_us(&s, TIMEOUT_WAIT_US);
 	read_req(&s, 0, 64);
-	read_resp(&s, OP_READ_ONLY, 0, 64, 1, 0x11);
+	read_resp(&s, READ_ONLY, 0, 64, 1, 0x11);
 	seq_finish(&s);
 	ASSERT_CLEAN(s);
 	ASSERT_CHECKED(s, RSP_DUPLICATE_READ);
@@ -464,11 +448,11 @@ static void read_subset_again(struct seq *s, uint8_t replay_fill)
 {
 	s->cfg.pmtu = 256;
 	read_req(s, 0, 512);
-	read_resp(s, OP_READ_FIRST, 0, 256, 1, 0x11);
-	read_resp(s, OP_READ_LAST, 1, 256, 1, 0x22);
+	read_resp(s, READ_FIRST, 0, 256, 1, 0x11);
+	read_resp(s, READ_LAST, 1, 256, 1, 0x22);
 	seq_wait_us(s, TIMEOUT_WAIT_US);
-	seq_pkt(s, SEQ_A, OP_READ_REQ, 1, 0, &(struct seq_opt){ .dma_len = 256, .va = 0x1100 });
-	read_resp(s, OP_READ_ONLY, 1, 256, 1, replay_fill);
+	seq_pkt(s, SEQ_A, READ_REQ, 1, 0, &(struct seq_opt){ .dma_len = 256, .va = 0x1100 });
+	read_resp(s, READ_ONLY, 1, 256, 1, replay_fill);
 }
 
 START_TEST(rsp_duplicate_read_subset_same_data)
@@ -500,7 +484,7 @@ END_TEST
 /* SEND First then SEND Only: the Only breaks SEQ-OPCODE (frame 2). Returns its frame. */
 static uint64_t broken_send(struct seq *s)
 {
-	seq_pkt(s, SEQ_A, OP_SEND_FIRST, 0, 256, NULL);
+	seq_pkt(s, SEQ_A, SEND_FIRST, 0, 256, NULL);
 	return send_only(s, SEQ_A, 1);
 }
 
@@ -566,8 +550,8 @@ START_TEST(rsp_nak_invalid_length_naked)
 	/* A WRITE whose packets carry 272 bytes of a RETH length 300, NAKed invalid request. */
 	struct seq s;
 	seq_init(&s);
-	seq_pkt(&s, SEQ_A, OP_WRITE_FIRST, 0, 256, &(struct seq_opt){ .dma_len = 300 });
-	uint64_t bad = seq_pkt(&s, SEQ_A, OP_WRITE_LAST, 1, 16, &(struct seq_opt){ .ack_req = true });
+	seq_pkt(&s, SEQ_A, WRITE_FIRST, 0, 256, &(struct seq_opt){ .dma_len = 300 });
+	uint64_t bad = seq_pkt(&s, SEQ_A, WRITE_LAST, 1, 16, &(struct seq_opt){ .ack_req = true });
 	aeth(&s, SYN_NAK_INVALID, 1, 0);
 	seq_finish(&s);
 	ASSERT_ONLY(s, SEQ_WRITE_LENGTH, bad);
@@ -715,7 +699,7 @@ START_TEST(rsp_icrc_drop_acked)
 	/* The responder ACKs a request whose ICRC is bad (PKT-ICRC reports the packet itself). */
 	struct seq s;
 	seq_init(&s);
-	uint64_t bad = seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 0, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
+	uint64_t bad = seq_pkt(&s, SEQ_A, SEND_ONLY, 0, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
 	uint64_t f = ack(&s, 0, 1);
 	seq_finish(&s);
 	ASSERT_TWO(s, PKT_ICRC, bad, RSP_ICRC_DROP, f);
@@ -729,7 +713,7 @@ START_TEST(rsp_icrc_drop_acked_pkt_icrc_off)
 	struct seq s;
 	seq_init(&s);
 	s.cfg.enabled[RT_RULE_PKT_ICRC] = false;
-	seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 0, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
+	seq_pkt(&s, SEQ_A, SEND_ONLY, 0, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
 	uint64_t f = ack(&s, 0, 1);
 	seq_finish(&s);
 	ASSERT_ONLY(s, RSP_ICRC_DROP, f);
@@ -745,7 +729,7 @@ START_TEST(rsp_icrc_drop_fatal_naked)
 	s.cfg.enabled[RT_RULE_PKT_ICRC] = false;
 	send_only(&s, SEQ_A, 0);
 	ack(&s, 0, 1);
-	seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
+	seq_pkt(&s, SEQ_A, SEND_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
 	uint64_t f = aeth(&s, SYN_NAK_OPERATIONAL, 1, 1);
 	seq_finish(&s);
 	ASSERT_ONLY(s, RSP_ICRC_DROP, f);
@@ -765,7 +749,7 @@ START_TEST(rsp_icrc_drop_rnr_naked)
 	s.cfg.enabled[RT_RULE_PKT_ICRC] = false;
 	send_only(&s, SEQ_A, 0);
 	ack(&s, 0, 1);
-	seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
+	seq_pkt(&s, SEQ_A, SEND_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
 	uint64_t f = aeth(&s, SYN_RNR(1), 1, 1);
 	seq_finish(&s);
 	ASSERT_ONLY(s, RSP_ICRC_DROP, f);
@@ -778,7 +762,7 @@ START_TEST(rsp_icrc_drop_dropped_then_resent)
 	/* Dropped silently; the requester's timeout resend arrives intact and is ACKed. */
 	struct seq s;
 	seq_init(&s);
-	uint64_t bad = seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 0, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
+	uint64_t bad = seq_pkt(&s, SEQ_A, SEND_ONLY, 0, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
 	seq_wait_us(&s, TIMEOUT_WAIT_US);
 	send_only(&s, SEQ_A, 0);
 	ack(&s, 0, 1);
@@ -795,7 +779,7 @@ START_TEST(rsp_icrc_drop_ack_stops_short)
 	struct seq s;
 	seq_init(&s);
 	send_only(&s, SEQ_A, 0);
-	uint64_t bad = seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
+	uint64_t bad = seq_pkt(&s, SEQ_A, SEND_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .bad_icrc = true });
 	ack(&s, 0, 1);
 	seq_finish(&s);
 	ASSERT_ONLY(s, PKT_ICRC, bad);
@@ -964,7 +948,7 @@ START_TEST(req_retransmit_same_other_length)
 	struct seq s;
 	seq_init(&s);
 	nak_after_capture(&s);
-	uint64_t f = seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 1, PAYLOAD + 4, &(struct seq_opt){ .ack_req = true });
+	uint64_t f = seq_pkt(&s, SEQ_A, SEND_ONLY, 1, PAYLOAD + 4, &(struct seq_opt){ .ack_req = true });
 	send_only(&s, SEQ_A, 2);
 	send_only(&s, SEQ_A, 3);
 	ack(&s, 3, 4);
@@ -980,7 +964,7 @@ START_TEST(req_retransmit_same_other_opcode)
 	struct seq s;
 	seq_init(&s);
 	nak_after_capture(&s);
-	uint64_t f = seq_pkt(&s, SEQ_A, OP_WRITE_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .dma_len = PAYLOAD });
+	uint64_t f = seq_pkt(&s, SEQ_A, WRITE_ONLY, 1, PAYLOAD, &(struct seq_opt){ .ack_req = true, .dma_len = PAYLOAD });
 	send_only(&s, SEQ_A, 2);
 	send_only(&s, SEQ_A, 3);
 	ack(&s, 3, 4);
@@ -1042,10 +1026,10 @@ START_TEST(req_retransmit_same_read_subset_too_long)
 	seq_init(&s);
 	s.cfg.pmtu = 256;
 	read_req(&s, 0, 512);
-	read_resp(&s, OP_READ_FIRST, 0, 256, 1, 0x11);
-	read_resp(&s, OP_READ_LAST, 1, 256, 1, 0x22);
+	read_resp(&s, READ_FIRST, 0, 256, 1, 0x11);
+	read_resp(&s, READ_LAST, 1, 256, 1, 0x22);
 	seq_wait_us(&s, TIMEOUT_WAIT_US);
-	uint64_t f = seq_pkt(&s, SEQ_A, OP_READ_REQ, 1, 0, &(struct seq_opt){ .dma_len = 512, .va = 0x1100 });
+	uint64_t f = seq_pkt(&s, SEQ_A, READ_REQ, 1, 0, &(struct seq_opt){ .dma_len = 512, .va = 0x1100 });
 	seq_finish(&s);
 	ASSERT_ONLY(s, REQ_RETRANSMIT_SAME, f);
 	seq_free(&s);
@@ -1587,7 +1571,7 @@ START_TEST(req_ackreq_send_only_without)
 {
 	struct seq s;
 	seq_init(&s);
-	uint64_t f = seq_pkt(&s, SEQ_A, OP_SEND_ONLY, 0, PAYLOAD, NULL);
+	uint64_t f = seq_pkt(&s, SEQ_A, SEND_ONLY, 0, PAYLOAD, NULL);
 	send_only(&s, SEQ_A, 1);
 	ack(&s, 1, 2);
 	seq_finish(&s);
@@ -1603,8 +1587,8 @@ START_TEST(req_ackreq_write_last_without)
 {
 	struct seq s;
 	seq_init(&s);
-	seq_pkt(&s, SEQ_A, OP_WRITE_FIRST, 0, 256, &(struct seq_opt){ .dma_len = 256 + PAYLOAD });
-	uint64_t f = seq_pkt(&s, SEQ_A, OP_WRITE_LAST, 1, PAYLOAD, NULL);
+	seq_pkt(&s, SEQ_A, WRITE_FIRST, 0, 256, &(struct seq_opt){ .dma_len = 256 + PAYLOAD });
+	uint64_t f = seq_pkt(&s, SEQ_A, WRITE_LAST, 1, PAYLOAD, NULL);
 	send_only(&s, SEQ_A, 2);
 	ack(&s, 2, 2);
 	seq_finish(&s);
@@ -1618,12 +1602,12 @@ START_TEST(req_ackreq_first_middle_need_none)
 	/* AckReq only on the Last of a First/Middle/Last WRITE. */
 	struct seq s;
 	seq_init(&s);
-	seq_pkt(&s, SEQ_A, OP_WRITE_FIRST, 0, 256, &(struct seq_opt){ .dma_len = 512 + PAYLOAD });
-	seq_pkt(&s, SEQ_A, OP_WRITE_MIDDLE, 1, 256, NULL);
-	seq_pkt(&s, SEQ_A, OP_WRITE_LAST, 2, PAYLOAD, &(struct seq_opt){ .ack_req = true });
-	seq_pkt(&s, SEQ_A, OP_SEND_FIRST, 3, 256, NULL);
-	seq_pkt(&s, SEQ_A, OP_SEND_MIDDLE, 4, 256, NULL);
-	seq_pkt(&s, SEQ_A, OP_SEND_LAST, 5, PAYLOAD, &(struct seq_opt){ .ack_req = true });
+	seq_pkt(&s, SEQ_A, WRITE_FIRST, 0, 256, &(struct seq_opt){ .dma_len = 512 + PAYLOAD });
+	seq_pkt(&s, SEQ_A, WRITE_MIDDLE, 1, 256, NULL);
+	seq_pkt(&s, SEQ_A, WRITE_LAST, 2, PAYLOAD, &(struct seq_opt){ .ack_req = true });
+	seq_pkt(&s, SEQ_A, SEND_FIRST, 3, 256, NULL);
+	seq_pkt(&s, SEQ_A, SEND_MIDDLE, 4, 256, NULL);
+	seq_pkt(&s, SEQ_A, SEND_LAST, 5, PAYLOAD, &(struct seq_opt){ .ack_req = true });
 	ack(&s, 5, 2);
 	seq_finish(&s);
 	ASSERT_CLEAN(s);
@@ -1638,7 +1622,7 @@ START_TEST(req_ackreq_read_needs_none)
 	struct seq s;
 	seq_init(&s);
 	read_req(&s, 0, 64);
-	read_resp(&s, OP_READ_ONLY, 0, 64, 1, 0);
+	read_resp(&s, READ_ONLY, 0, 64, 1, 0);
 	seq_finish(&s);
 	ASSERT_CLEAN(s);
 	ck_assert_uint_eq(seq_checked(&s, RT_RULE_REQ_ACKREQ), 0);
@@ -1651,8 +1635,8 @@ START_TEST(req_ackreq_uc_needs_none)
 	/* UC has no ACKs: AckReq means nothing there. */
 	struct seq s;
 	seq_init(&s);
-	seq_pkt(&s, SEQ_A, OP_UC_SEND_ONLY, 7, PAYLOAD, NULL);
-	seq_pkt(&s, SEQ_A, OP_UC_SEND_ONLY, 8, PAYLOAD, NULL);
+	seq_pkt(&s, SEQ_A, (UC | SEND_ONLY), 7, PAYLOAD, NULL);
+	seq_pkt(&s, SEQ_A, (UC | SEND_ONLY), 8, PAYLOAD, NULL);
 	seq_finish(&s);
 	ASSERT_CLEAN(s);
 	ck_assert_uint_eq(seq_checked(&s, RT_RULE_REQ_ACKREQ), 0);

@@ -24,34 +24,6 @@
 #include "suites.h"
 #include "test_util.h"
 
-/* Opcodes written out from wire-facts.md, not taken from the library under test. */
-enum {
-	SEND_FIRST = 0x00,
-	SEND_MIDDLE = 0x01,
-	SEND_LAST = 0x02,
-	SEND_LAST_IMM = 0x03,
-	SEND_ONLY = 0x04,
-	SEND_ONLY_IMM = 0x05,
-	WRITE_FIRST = 0x06,
-	WRITE_MIDDLE = 0x07,
-	WRITE_LAST = 0x08,
-	WRITE_LAST_IMM = 0x09,
-	WRITE_ONLY = 0x0A,
-	WRITE_ONLY_IMM = 0x0B,
-	READ_REQ = 0x0C,
-	READ_FIRST = 0x0D,
-	READ_MIDDLE = 0x0E,
-	READ_LAST = 0x0F,
-	READ_ONLY = 0x10,
-	ACK = 0x11,
-	ATOMIC_ACK = 0x12,
-	CMP_SWAP = 0x13,
-	FETCH_ADD = 0x14,
-	UC = 0x20,		/* UC opcode = UC + the RC low bits */
-	UD_SEND_ONLY = 0x64,
-	CNP = 0x81,
-};
-
 /* AETH syndromes. */
 enum {
 	SYN_ACK = 0x1F,		/* ACK, credits not limited */
