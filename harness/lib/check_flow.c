@@ -1064,7 +1064,6 @@ static void response(struct checker_env *env, struct flow *f, struct stream *st,
 
 	st->any_response = true;
 	st->last_response_frame = pc->frame;
-	st->last_response_ts = pc->ts_ns;
 	if (aeth && type == RT_AETH_NAK) {
 		f->info.naks++;
 		pc->ladder_flags |= RT_LADDER_NAK;

@@ -102,7 +102,6 @@ struct stream {
 	bool started;		/* a request of this stream has been seen */
 	bool any_response;	/* a response of this stream has been seen */
 	uint64_t last_response_frame;
-	int64_t last_response_ts;
 
 	/* --- requester side: what side s sends --- */
 	uint32_t first_psn;
