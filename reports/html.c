@@ -243,7 +243,7 @@ static void rule_status_cell(FILE *out, const struct rt_check_config *cfg, const
 	}
 	char why[160];
 	rt_rep_why_not_evaluated(cfg, rule, 0, why, sizeof why);
-	if (rt_rep_config_missing(cfg, rule) && strncmp(why, "needs ", 6) == 0) {
+	if (rt_check_config_missing(cfg, rule) && strncmp(why, "needs ", 6) == 0) {
 		fputs("<td class=\"nw\"><span class=\"st st-not_evaluated\">not evaluated</span> <span class=\"sub\">", out);
 		rt_rep_xml(out, why);
 		fputs("</span></td>", out);
@@ -542,7 +542,7 @@ static void ladder_head(FILE *out, const struct rt_flow_info *f, int height)
 		LAD_W, height, LAD_W, height, f->id);
 	for (int side = 0; side < 2; side++) {
 		char ip[64];
-		rt_rep_ip(f, side, ip, sizeof ip);
+		rt_flow_format_ip(f, side, ip, sizeof ip);
 		fprintf(out, "<text class=\"head\" x=\"%d\" y=\"18\" text-anchor=\"middle\">", side_x(side));
 		rt_rep_xml(out, ip);
 		fprintf(out, "</text><text class=\"qp\" x=\"%d\" y=\"34\" text-anchor=\"middle\">", side_x(side));

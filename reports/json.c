@@ -49,7 +49,7 @@ static void write_endpoint(FILE *out, const struct rt_flow_info *f, int side)
 {
 	const struct rt_flow_side *s = &f->side[side];
 	char ip[64];
-	rt_rep_ip(f, side, ip, sizeof ip);
+	rt_flow_format_ip(f, side, ip, sizeof ip);
 	key_str(out, "{", "ip", ip);
 	key_opt_u64(out, ",", "qp", s->qp_known, s->qp);
 	fprintf(out, ",\"udp_sport\":%u,\"packets\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64,

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "util.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -132,19 +131,10 @@ bool rt_rep_side_shown(const struct rt_flow_info *f, int side)
 	return f->side[side].packets > 0 || f->side[side].qp_known;
 }
 
-void rt_rep_ip(const struct rt_flow_info *f, int side, char *buf, size_t size)
-{
-	if (size == 0)
-		return;
-	buf[0] = '\0';
-	if (!inet_ntop(f->ip_version == 6 ? AF_INET6 : AF_INET, f->side[side].ip, buf, (socklen_t)size))
-		snprintf(buf, size, "?");
-}
-
 void rt_rep_endpoint(const struct rt_flow_info *f, int side, char *buf, size_t size)
 {
 	char ip[64];
-	rt_rep_ip(f, side, ip, sizeof ip);
+	rt_flow_format_ip(f, side, ip, sizeof ip);
 	if (f->side[side].qp_known)
 		snprintf(buf, size, "%s QP 0x%06" PRIx32, ip, f->side[side].qp);
 	else
@@ -178,27 +168,10 @@ void rt_rep_reltime(int64_t ts_ns, int64_t t0_ns, char *buf, size_t size)
 		snprintf(buf, size, "%s%" PRIu64 ".%06" PRIu64 " s", sign, m / 1000000000, m % 1000000000 / 1000);
 }
 
-bool rt_rep_config_missing(const struct rt_check_config *cfg, enum rt_rule rule)
-{
-	const char *needs = rt_rule_info(rule)->needs;
-	if (!needs)
-		return false;
-	/* The catalogue names what a rule needs; these are the settings struct rt_check_config has for them. */
-	if (!strcmp(needs, "timeout"))
-		return !cfg->have_timeout;
-	if (!strcmp(needs, "retry_cnt"))
-		return cfg->retry_cnt < 0;
-	if (!strcmp(needs, "rnr_retry"))
-		return cfg->rnr_retry < 0;
-	if (!strcmp(needs, "PMTU"))
-		return cfg->pmtu == 0;
-	return false;
-}
-
 void rt_rep_why_not_evaluated(const struct rt_check_config *cfg, enum rt_rule rule, uint64_t not_evaluated,
 			      char *buf, size_t size)
 {
-	if (rt_rep_config_missing(cfg, rule) && (not_evaluated || strcmp(rt_rule_info(rule)->needs, "PMTU")))
+	if (rt_check_config_missing(cfg, rule) && (not_evaluated || strcmp(rt_rule_info(rule)->needs, "PMTU")))
 		snprintf(buf, size, "needs %s", rt_rule_info(rule)->needs);
 	else if (not_evaluated)
 		snprintf(buf, size, "what it needs is not in the capture (see the flow's notes)");

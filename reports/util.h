@@ -46,16 +46,12 @@ const char *rt_rep_basename(const char *path);
 
 /* A side is shown when it sent packets or its QP is known (UD flows have one). */
 bool rt_rep_side_shown(const struct rt_flow_info *f, int side);
-/* "10.0.0.1" or "fe80::1" (IPv4 sits in the first 4 bytes). */
-void rt_rep_ip(const struct rt_flow_info *f, int side, char *buf, size_t size);
 /* "10.0.0.1 QP 0x000011" or "10.0.0.1 QP ?". */
 void rt_rep_endpoint(const struct rt_flow_info *f, int side, char *buf, size_t size);
 /* "SEND First", or "opcode 0x1f" for an undefined one. */
 void rt_rep_opcode(uint8_t opcode, char *buf, size_t size);
 /* Time since t0 for people, to 4-6 digits: "812 ns", "12.345 us", "1.234 ms", "3.210000 s". */
 void rt_rep_reltime(int64_t ts_ns, int64_t t0_ns, char *buf, size_t size);
-/* True when the rule needs a setting (rt_rule_info()->needs) that cfg does not give. */
-bool rt_rep_config_missing(const struct rt_check_config *cfg, enum rt_rule rule);
 /*
  * Why a rule was not evaluated in a scope where it was not_evaluated times:
  * "needs timeout" when the configuration lacks what it needs, else that the

@@ -377,20 +377,19 @@ static void print_header(FILE *out, const struct file_run *run)
 	}
 }
 
-/* The option a rule's "needs" stands for, when the run lacks it; NULL when it has it or needs none. */
-static const char *missing_option(const struct rt_check_config *cfg, const char *needs)
+/* The option that gives what a rule needs, when the run lacks it; NULL when it has it or needs none. */
+static const char *missing_option(const struct rt_check_config *cfg, enum rt_rule rule)
 {
+	const char *needs = rt_check_config_missing(cfg, rule);
 	if (!needs)
 		return NULL;
 	if (!strcmp(needs, "PMTU"))
-		return cfg->pmtu ? NULL : "--pmtu";
+		return "--pmtu";
 	if (!strcmp(needs, "timeout"))
-		return cfg->have_timeout ? NULL : "--timeout-us";
+		return "--timeout-us";
 	if (!strcmp(needs, "retry_cnt"))
-		return cfg->retry_cnt >= 0 ? NULL : "--retry-cnt";
-	if (!strcmp(needs, "rnr_retry"))
-		return cfg->rnr_retry >= 0 ? NULL : "--rnr-retry";
-	return NULL;
+		return "--retry-cnt";
+	return "--rnr-retry";
 }
 
 /* One rule's line; false when the rule had nothing to check (the caller counts those). */
@@ -398,7 +397,7 @@ static bool print_rule(FILE *out, const struct file_run *run, enum rt_rule r)
 {
 	const struct rt_rule_counts *n = &rt_checker_verdicts(run->checker)->total;
 	const struct rt_rule_info *ri = rt_rule_info(r);
-	const char *missing = missing_option(rt_checker_config(run->checker), ri->needs);
+	const char *missing = missing_option(rt_checker_config(run->checker), r);
 	uint64_t checked = n->checked[r], bad = n->violations[r], ne = n->not_evaluated[r];
 	if (bad) {
 		bool errors = run->errors_by_rule[r] != 0;
@@ -448,9 +447,7 @@ static void format_side(const struct rt_flow_info *f, int s, char *buf, size_t s
 {
 	char ip[INET6_ADDRSTRLEN];
 	const struct rt_flow_side *side = &f->side[s];
-	/* IPv4 addresses sit in the first 4 bytes, as in struct rt_packet. */
-	if (!inet_ntop(f->ip_version == 4 ? AF_INET : AF_INET6, side->ip, ip, sizeof ip))
-		snprintf(ip, sizeof ip, "?");
+	rt_flow_format_ip(f, s, ip, sizeof ip);
 	if (side->qp_known)
 		snprintf(buf, size, "%s qp 0x%" PRIx32, ip, side->qp);
 	else

@@ -14,6 +14,7 @@
  */
 #include "rocetest/checker.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,20 @@ void rt_check_config_init(struct rt_check_config *cfg)
 	cfg->rnr_retry = -1;
 	for (int r = 0; r < RT_RULE_COUNT; r++)
 		cfg->enabled[r] = true;
+}
+
+const char *rt_check_config_missing(const struct rt_check_config *cfg, enum rt_rule rule)
+{
+	const char *needs = rt_rule_info(rule)->needs;
+	if (!needs)
+		return NULL;
+	/* The catalogue names what a rule needs; these are the settings that give it. */
+	bool given = !strcmp(needs, "PMTU")	    ? cfg->pmtu != 0
+		     : !strcmp(needs, "timeout")   ? cfg->have_timeout
+		     : !strcmp(needs, "retry_cnt") ? cfg->retry_cnt >= 0
+		     : !strcmp(needs, "rnr_retry") ? cfg->rnr_retry >= 0
+						   : true;
+	return given ? NULL : needs;
 }
 
 /* Every violation passes here: counted per flow and capture, marked on the ladder, then handed on. */
@@ -563,4 +578,13 @@ size_t rt_checker_flow_count(const struct rt_checker *c)
 const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i)
 {
 	return i < c->flow_count ? &c->flows[i]->info : NULL;
+}
+
+void rt_flow_format_ip(const struct rt_flow_info *f, int side, char *buf, size_t size)
+{
+	if (size == 0)
+		return;
+	/* IPv4 addresses sit in the first 4 bytes, as in struct rt_packet. */
+	if (!inet_ntop(f->ip_version == 6 ? AF_INET6 : AF_INET, f->side[side].ip, buf, (socklen_t)size))
+		snprintf(buf, size, "?");
 }

@@ -40,6 +40,13 @@ struct rt_check_config {
 /* Every rule enabled, nothing configured, no ladders. */
 void rt_check_config_init(struct rt_check_config *cfg);
 
+/*
+ * What a rule needs (rt_rule_info()->needs: "PMTU", "timeout", "retry_cnt",
+ * "rnr_retry") when cfg does not give it; NULL when cfg gives it or the rule
+ * needs nothing.
+ */
+const char *rt_check_config_missing(const struct rt_check_config *cfg, enum rt_rule rule);
+
 /* ---- What the checker reports per flow ------------------------------- */
 
 /*
@@ -142,5 +149,8 @@ const struct rt_check_config *rt_checker_config(const struct rt_checker *c);
 size_t rt_checker_flow_count(const struct rt_checker *c);
 /* Flow i, 0-based (its id is i + 1). */
 const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i);
+
+/* The printable IP address of one side of a flow ("10.0.0.1", "fe80::1"). */
+void rt_flow_format_ip(const struct rt_flow_info *f, int side, char *buf, size_t size);
 
 #endif
