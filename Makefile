@@ -6,6 +6,7 @@
 #   make fuzz       libFuzzer + ASan/UBSan on the parser and the capture reader
 #   make sanitize   the unit tests built with ASan/UBSan
 #   make bench      throughput against tshark and zlib on a generated 1 GB capture
+#   make vectors    regenerate vectors/ (golden pcaps + expected verdicts) from vectors/scenarios/
 #
 # Missing Debian packages are installed on first use (as root), see
 # harness/scripts/deps.sh. Output goes to build/.
@@ -33,7 +34,7 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean demo test unit integration fuzz sanitize bench deps-test help
+.PHONY: all clean demo test unit integration fuzz sanitize bench deps-test help vectors
 .DEFAULT_GOAL := all
 
 # The configuration (and the Debian packages behind it) comes first: make
@@ -89,8 +90,12 @@ demo: $(ROCETEST) $(GENCAP)
 	fi
 	@echo "demo: reports in $(DEMO_DIR)/ (rc-write.{json,xml,html}, shared.{json,xml,html})"
 
+# The golden vectors are committed; a test asserts that this reproduces them byte for byte.
+vectors: $(ROCETEST)
+	bash harness/scripts/make-vectors.sh $(ROCETEST) vectors
+
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,13p' Makefile
 
 clean:
 	rm -rf build

@@ -52,5 +52,6 @@ double cli_elapsed(const struct timespec *since);
 int cmd_show(int argc, char **argv);
 int cmd_icrc(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
 	{ "show", cmd_show, "print every packet of a capture, one line (or JSON object) per frame" },
 	{ "icrc", cmd_icrc, "verify (or recompute with --fix) the ICRC of every RoCE packet" },
 	{ "check", cmd_check, "check captures against the conformance rules; summary and JSON/JUnit/HTML reports" },
+	{ "gen", cmd_gen, "run a scenario through the reference model: golden capture and expected verdict" },
 };
 
 static void usage(FILE *out)

@@ -3,9 +3,10 @@
 #   make fuzz [FUZZ_SECONDS=60]
 #       libFuzzer + ASan + UBSan on the frame parser (fuzz_parse), the
 #       capture reader (fuzz_capture) and the checker with its flow analysis
-#       (fuzz_check: captures, and scripts of built packets), all at once,
-#       FUZZ_SECONDS each. Seeds
-#       come from ../shared/captures and rt_build() (harness/fuzz/mkcorpus.c);
+#       (fuzz_check: captures, and scripts of built packets) and the
+#       scenario file parser (fuzz_scenario), all at once, FUZZ_SECONDS each.
+#       Seeds come from ../shared/captures, rt_build() (harness/fuzz/mkcorpus.c)
+#       and the scenario files in harness/fuzz/corpus-scenario;
 #       what the fuzzers find is kept in $(BUILD)/fuzz/grown-*. Fails on any
 #       crash, leak, timeout or sanitizer report and prints the reproducer;
 #       rerun one with  $(BUILD)/fuzz/bin/fuzz_parse FILE.
@@ -23,7 +24,8 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Wall -Wextr
 	-Wstrict-prototypes -Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(FUZZ_SANITIZE)
 FUZZ_LIB_OBJS = $(LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB = $(FUZZ_DIR)/lib/librocetest-fuzz.a
-FUZZ_TARGETS = $(FUZZ_DIR)/bin/fuzz_parse $(FUZZ_DIR)/bin/fuzz_capture $(FUZZ_DIR)/bin/fuzz_check
+FUZZ_TARGETS = $(FUZZ_DIR)/bin/fuzz_parse $(FUZZ_DIR)/bin/fuzz_capture $(FUZZ_DIR)/bin/fuzz_check \
+	$(FUZZ_DIR)/bin/fuzz_scenario
 FUZZ_MKCORPUS = $(FUZZ_DIR)/bin/mkcorpus
 # The real captures, when they are beside the checkout (as in CI).
 FUZZ_CAPTURES ?= $(sort $(wildcard ../shared/captures/*/*.pcap ../shared/captures/*/*.pcapng))
@@ -57,8 +59,9 @@ fuzz-build: $(FUZZ_TARGETS) $(FUZZ_MKCORPUS)
 
 # Seeds are rebuilt from scratch each time; the grown corpora are kept.
 fuzz-corpus: $(FUZZ_MKCORPUS)
-	rm -rf $(FUZZ_DIR)/corpus-parse $(FUZZ_DIR)/corpus-capture $(FUZZ_DIR)/corpus-check
-	mkdir -p $(FUZZ_DIR)/corpus-parse $(FUZZ_DIR)/corpus-capture $(FUZZ_DIR)/corpus-check
+	rm -rf $(FUZZ_DIR)/corpus-parse $(FUZZ_DIR)/corpus-capture $(FUZZ_DIR)/corpus-check $(FUZZ_DIR)/corpus-scenario
+	mkdir -p $(FUZZ_DIR)/corpus-parse $(FUZZ_DIR)/corpus-capture $(FUZZ_DIR)/corpus-check $(FUZZ_DIR)/corpus-scenario
+	cp harness/fuzz/corpus-scenario/*.scn $(FUZZ_DIR)/corpus-scenario/
 	printf 'x\000\014\000\000\100\037\001\001\001\021\000\000\000\000\001\001' > $(FUZZ_DIR)/corpus-check/script-send-ack
 	$(FUZZ_MKCORPUS) $(FUZZ_DIR)/corpus-parse $(FUZZ_DIR)/corpus-capture $(FUZZ_CAPTURES)
 

@@ -3,8 +3,9 @@
 #
 # usage: run-fuzz.sh FUZZ_DIR SECONDS
 #
-# FUZZ_DIR holds bin/fuzz_{parse,capture,check} and the seeds corpus-{parse,capture,check};
-# new inputs go to grown-{parse,capture,check} (kept between runs), crashes to
+# FUZZ_DIR holds bin/fuzz_{parse,capture,check,scenario} and the seeds
+# corpus-{parse,capture,check,scenario}; new inputs go to
+# grown-{parse,capture,check,scenario} (kept between runs), crashes to
 # artifacts/, libFuzzer's output to logs/. Exits 1 on any crash, leak, timeout,
 # out-of-memory or sanitizer report, naming the reproducer.
 set -uo pipefail
@@ -13,13 +14,14 @@ dir=${1:?usage: run-fuzz.sh FUZZ_DIR SECONDS}
 seconds=${2:?usage: run-fuzz.sh FUZZ_DIR SECONDS}
 case "$seconds" in ''|*[!0-9]*) echo "run-fuzz.sh: FUZZ_SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
-mkdir -p "$dir/logs" "$dir/artifacts" "$dir/grown-parse" "$dir/grown-capture" "$dir/grown-check"
+mkdir -p "$dir/logs" "$dir/artifacts" "$dir/grown-parse" "$dir/grown-capture" "$dir/grown-check" \
+	"$dir/grown-scenario"
 # LeakSanitizer on; the first UBSan report is fatal (also compiled in); stacks symbolized.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
-# name max_len
-targets=("parse 9100" "capture 65536" "check 65536")
+# name max_len (scenario: a few hundred lines of text are plenty)
+targets=("parse 9100" "capture 65536" "check 65536" "scenario 8192")
 
 run_one() {
 	local name=$1 max_len=$2 extra=''

@@ -268,6 +268,29 @@ static void gap_judge(struct checker_env *env, struct flow *f, struct stream *st
 
 /* ---- acknowledgements ---------------------------------------------------------- */
 
+/*
+ * True when the capture holds a request for every PSN from..upto. A READ
+ * stands for the PSNs of its responses: as many as its length needs at the
+ * smallest PMTU, since the PMTU may not be known.
+ */
+static bool held_by_capture(struct stream *st, uint32_t from, uint32_t upto)
+{
+	uint32_t read_end = from;
+	for (uint32_t k = from, n = 0; !psn_before(upto, k); k = (k + 1) & PSN_MASK) {
+		if (++n > PSN_WINDOW)
+			return false;
+		struct psn_slot *s = window_slot(&st->sent, k, false);
+		if (s && s->used && s->psn == k) {
+			if (rt_opcode_info(s->opcode)->family == RT_FAMILY_READ_REQUEST)
+				read_end = (k + (s->len ? (s->len + 255) / 256 : 1)) & PSN_MASK;
+			continue;
+		}
+		if (!psn_in(k, from, read_end))
+			return false;
+	}
+	return true;
+}
+
 /* The responder has everything up to and including upto (an ACK, or implied by a NAK). */
 static void ack_progress(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto,
 			 const struct pkt_ctx *pc)
@@ -308,9 +331,17 @@ static void ack_progress(struct checker_env *env, struct flow *f, struct stream 
 		flow_note(f, NOTE_RESPONDER_AHEAD, pc->frame, st->nak_due_psn, 0);
 	}
 	if (st->resp_sync && !psn_before(upto, (st->epsn + st->epsn_slack) & PSN_MASK)) {
-		flow_note(f, NOTE_RESPONDER_AHEAD, pc->frame, upto, 0);
-		missed = true;
-		st->epsn = (upto + 1) & PSN_MASK;
+		/*
+		 * The responder has more than the model let it have. Requests the
+		 * capture holds but the model took for dropped (they came after a
+		 * gap) are no sign of a capture miss; PSNs it never saw are.
+		 */
+		if (!held_by_capture(st, st->epsn, upto)) {
+			flow_note(f, NOTE_RESPONDER_AHEAD, pc->frame, upto, 0);
+			missed = true;
+		}
+		/* Never past what the requester sent: an answer ahead of that is SEQ-ACK-AHEAD's business. */
+		st->epsn = st->started && !psn_before(upto, st->frontier) ? st->frontier : (upto + 1) & PSN_MASK;
 	}
 	if (missed)
 		capture_misses(st);
@@ -407,6 +438,11 @@ static void retransmission_start(struct checker_env *env, struct flow *f, struct
 			st->gbn_frame = pc->frame;
 		}
 		st->nak = NAK_NONE;
+	}
+	if (st->read_gap_due && p->op->family == RT_FAMILY_READ_REQUEST && psn == st->read_gap_psn) {
+		/* Re-requested from a READ response missing in the sequence: no timeout is needed. */
+		by_nak = true;
+		st->read_gap_due = false;
 	}
 	if (st->rnr) {
 		by_rnr = true;
@@ -846,6 +882,9 @@ static void read_response(struct checker_env *env, struct flow *f, struct stream
 			/* Responses missing from the capture: this READ cannot be judged. */
 			r->gap = true;
 			capture_misses(st);
+			/* A requester that sees the gap asks again from it at once (an implicit NAK). */
+			st->read_gap_due = true;
+			st->read_gap_psn = r->next;
 			flow_note(f, NOTE_LOST_BEFORE_CAPTURE, pc->frame, r->next, 0);
 		} else if (starts && psn == start) {
 			r->bytes = 0;

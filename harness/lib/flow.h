@@ -109,6 +109,8 @@ struct stream {
 	uint32_t prev_lo, prev_hi; /* PSNs the previous request used (READ: N of them, a range if N unknown) */
 	uint32_t frontier;	/* one past the highest PSN ever sent (upper bound while READ spans are unknown) */
 	bool lossy;		/* packets of this stream were lost or missed before the capture point */
+	bool read_gap_due;	/* READ responses skipped read_gap_psn: a re-request from it is due */
+	uint32_t read_gap_psn;
 	uint32_t misses;	/* how many packets showed that the capture lacks packets of this stream */
 	bool miss_now;		/* the packet at hand already counted one */
 	/* SEQ-ACK-AHEAD: an answer for a PSN not (yet) seen sent; decided by the next request. */

@@ -140,7 +140,27 @@ check() {
 
 if [ -n "$missing_rocetest" ]; then
 	fail "rocetest binary" "$missing_rocetest"
-	echo "integration: $passed passed, $failed failed"
+	# ==================================================== 7. golden vectors
+echo "# 7. golden vectors: regeneration is byte-identical; rocetest check agrees with every expectation"
+if needs "vectors" rocetest python; then
+	if bash harness/scripts/make-vectors.sh "$ROCETEST" "$TMP/vectors" >"$TMP/mv.out" 2>&1; then
+		diffs=()
+		for f in vectors/*.pcap vectors/*.json; do
+			cmp -s "$f" "$TMP/vectors/$(basename "$f")" || diffs+=("$(basename "$f")")
+		done
+		extra=$(cd "$TMP/vectors" && ls | while read -r f; do [ -e "$OLDPWD/vectors/$f" ] || echo "$f"; done)
+		if [ ${#diffs[@]} -eq 0 ] && [ -z "$extra" ]; then
+			ok "vectors: make vectors reproduces all $(ls vectors/*.pcap | wc -l) committed vectors byte for byte"
+		else
+			fail "vectors: regeneration" "differs: ${diffs[*]:-none}; not committed: ${extra:-none} (run make vectors)"
+		fi
+	else
+		fail "vectors: regeneration" "make-vectors.sh failed: $(tail -n 3 "$TMP/mv.out" | tr '\n' ' ')"
+	fi
+	run_tap "vectors: check" "$PY" "$HERE/vectors_check.py" "$ROCETEST" vectors
+fi
+
+echo "integration: $passed passed, $failed failed"
 	exit 1
 fi
 
@@ -667,6 +687,26 @@ if needs "reports" captures python xmllint chromium cap:rxe/rdma_read_bw.pcap; t
 	[ -s "$BAD/one-bad-icrc.pcap" ] && render+=(--render "$BAD/one-bad-icrc.pcap")
 	run_tap "reports" "$PY" "$HERE/check_report.py" "$ROCETEST" "$HERE/junit.xsd" "$REPORTS" "${render[@]}" \
 		"${CAPTURES[@]}"
+fi
+
+# ==================================================== 7. golden vectors
+echo "# 7. golden vectors: regeneration is byte-identical; rocetest check agrees with every expectation"
+if needs "vectors" rocetest python; then
+	if bash harness/scripts/make-vectors.sh "$ROCETEST" "$TMP/vectors" >"$TMP/mv.out" 2>&1; then
+		diffs=()
+		for f in vectors/*.pcap vectors/*.json; do
+			cmp -s "$f" "$TMP/vectors/$(basename "$f")" || diffs+=("$(basename "$f")")
+		done
+		extra=$(cd "$TMP/vectors" && ls | while read -r f; do [ -e "$OLDPWD/vectors/$f" ] || echo "$f"; done)
+		if [ ${#diffs[@]} -eq 0 ] && [ -z "$extra" ]; then
+			ok "vectors: make vectors reproduces all $(ls vectors/*.pcap | wc -l) committed vectors byte for byte"
+		else
+			fail "vectors: regeneration" "differs: ${diffs[*]:-none}; not committed: ${extra:-none} (run make vectors)"
+		fi
+	else
+		fail "vectors: regeneration" "make-vectors.sh failed: $(tail -n 3 "$TMP/mv.out" | tr '\n' ' ')"
+	fi
+	run_tap "vectors: check" "$PY" "$HERE/vectors_check.py" "$ROCETEST" vectors
 fi
 
 echo "integration: $passed passed, $failed failed"

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenario files: a small line-oriented text format (vectors/scenarios/README.md)
+ * that names a connection's parameters, the work each end posts and the faults
+ * to inject. The parser reports the first problem as "file:line: what is wrong".
+ */
+#ifndef ROCETEST_SCENARIO_H
+#define ROCETEST_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rocetest/error.h"
+#include "rocetest/rules.h"
+#include "rocetest/sim.h"
+
+#define RT_SCENARIO_MAX_EXPECT 8
+
+struct rt_scenario_expect {
+	enum rt_rule rule;
+	uint64_t frame;		/* 0: the frame that carries the scenario's bug */
+};
+
+struct rt_scenario {
+	char name[64];		/* the file name without directory and ".scn" */
+	char description[256];
+	struct rt_sim_config sim;
+	struct rt_sim_action *actions;	/* in file order */
+	unsigned n_actions;
+	/* "expect clean" (n_expect 0) or the violations the vector must produce. */
+	struct rt_scenario_expect expect[RT_SCENARIO_MAX_EXPECT];
+	unsigned n_expect;
+};
+
+/* Reads a scenario file. 0, or -1 with err = "path:line: message". */
+int rt_scenario_load(const char *path, struct rt_scenario *sc, struct rt_error *err);
+/* The same from text in memory; name is used in messages and as sc->name. */
+int rt_scenario_parse(const char *name, const char *text, size_t len, struct rt_scenario *sc,
+		      struct rt_error *err);
+void rt_scenario_free(struct rt_scenario *sc);
+
+/* Runs the scenario: builds the simulation, schedules its actions, runs it. */
+struct rt_sim *rt_scenario_sim(const struct rt_scenario *sc, struct rt_error *err);
+
+#endif

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Two model QPs joined by a simulated link, run in virtual time. The link
+ * serialises frames at its rate, delays them, and applies the faults a test
+ * asks for (drop, duplicate, reorder, delay, corrupt, ECN-mark) to chosen
+ * frames. A tap reports every frame where a capture would see it.
+ *
+ * Deterministic: the same configuration, work and seed give the same frames
+ * at the same times.
+ */
+#ifndef ROCETEST_SIM_H
+#define ROCETEST_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rocetest/error.h"
+#include "rocetest/model.h"
+
+enum rt_fault_kind {
+	RT_FAULT_DROP,		/* the frame never arrives */
+	RT_FAULT_DUPLICATE,	/* it arrives twice */
+	RT_FAULT_REORDER,	/* it arrives after the frame sent next */
+	RT_FAULT_DELAY,		/* it arrives delay_ns later than it would */
+	RT_FAULT_CORRUPT,	/* one payload (or header) byte flipped: the ICRC no longer matches */
+	RT_FAULT_MARK_CE,	/* IP ECN set to CE (the ICRC does not cover it) */
+};
+const char *rt_fault_kind_name(enum rt_fault_kind k);
+
+/* A fault hits frames of one direction chosen by number or by PSN. */
+struct rt_fault {
+	enum rt_fault_kind kind;
+	uint8_t dir;		/* 0: a to b, 1: b to a */
+	bool by_psn;
+	uint32_t first, last;	/* !by_psn: frame numbers in that direction, 1-based, inclusive */
+	uint32_t psn;		/* by_psn: the BTH PSN ... */
+	uint32_t count;		/* ... of the first count frames that carry it */
+	int64_t delay_ns;	/* DELAY */
+};
+
+/* Where the capture is taken. */
+enum rt_tap {
+	RT_TAP_RECEIVER,	/* each frame as it arrives (lost frames are not seen) */
+	RT_TAP_A,		/* at a's port: a's frames as sent, b's as they arrive */
+	RT_TAP_B,		/* at b's port */
+};
+
+#define RT_SIM_MAX_FAULTS 16
+
+struct rt_sim_config {
+	struct rt_qp_config node[2];
+	int64_t delay_ns;	/* one-way propagation delay */
+	uint64_t rate_bps;	/* link rate; 0: 100 Gb/s */
+	enum rt_tap tap;
+	int64_t time_limit_ns;	/* stop here even if work remains (0: 10 s) */
+	uint64_t seed;		/* memory contents */
+	struct rt_fault faults[RT_SIM_MAX_FAULTS];
+	unsigned n_faults;
+};
+void rt_sim_config_init(struct rt_sim_config *cfg);
+
+/* A frame at the tap. */
+struct rt_tap_frame {
+	int64_t time_ns;
+	uint8_t dir;		/* 0: a to b */
+	const uint8_t *data;
+	uint32_t len;
+	enum rt_qp_bug bug;	/* the misbehaviour the sender put into it */
+	bool faulted;		/* a link fault changed it (corrupt, CE) */
+};
+typedef int (*rt_tap_fn)(void *ctx, const struct rt_tap_frame *f, struct rt_error *err);
+
+struct rt_sim;
+
+struct rt_sim *rt_sim_new(const struct rt_sim_config *cfg, struct rt_error *err);
+void rt_sim_free(struct rt_sim *sim);
+struct rt_qp *rt_sim_qp(struct rt_sim *sim, unsigned node);
+
+/* Work at a virtual time (0: at the start). Actions with equal times keep their order. */
+enum rt_sim_action_kind {
+	RT_ACTION_SEND,
+	RT_ACTION_RECV,
+	RT_ACTION_CNP,
+};
+struct rt_sim_action {
+	int64_t at_ns;
+	uint8_t node;
+	enum rt_sim_action_kind kind;
+	struct rt_send_wr wr;		/* SEND */
+	uint64_t recv_wr_id;		/* RECV */
+};
+int rt_sim_schedule(struct rt_sim *sim, const struct rt_sim_action *a, struct rt_error *err);
+
+/* Why a run ended. */
+enum rt_sim_end {
+	RT_SIM_IDLE,		/* both QPs idle, nothing in flight or scheduled */
+	RT_SIM_TIME_LIMIT,	/* time_limit_ns reached with work remaining */
+	RT_SIM_STALLED,		/* work remains but nothing can move it (no timer, nothing in flight) */
+	RT_SIM_ERROR,		/* a work request was refused or the tap failed (err says why) */
+};
+
+/* Runs until idle or the time limit, calling tap for every captured frame. */
+enum rt_sim_end rt_sim_run(struct rt_sim *sim, rt_tap_fn tap, void *ctx, struct rt_error *err);
+int64_t rt_sim_now(const struct rt_sim *sim);
+
+/* Counters of the link, per direction. */
+struct rt_link_stats {
+	uint64_t frames;
+	uint64_t dropped;
+	uint64_t duplicated;
+	uint64_t reordered;
+	uint64_t delayed;
+	uint64_t corrupted;
+	uint64_t marked;
+	uint64_t overflow;	/* dropped because the in-flight queue was full */
+};
+const struct rt_link_stats *rt_sim_link_stats(const struct rt_sim *sim, unsigned dir);
+
+#endif
