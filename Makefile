@@ -74,8 +74,9 @@ deps-test:
 -include harness/bench/bench.mk
 
 # The main job: generate a small RC capture with valid ICRCs, show it, check
-# it against the rule catalogue with all three reports; then check every real
-# capture in ../shared when it is there (each must be conformant).
+# it against the rule catalogue with all three reports; run a scenario (a lost
+# packet, NAK, go-back-N) through the reference model and check it; then check
+# every real capture in ../shared when it is there (each must be conformant).
 DEMO_DIR = $(BUILD)/demo
 demo: $(ROCETEST) $(GENCAP)
 	@mkdir -p $(DEMO_DIR)
@@ -84,11 +85,15 @@ demo: $(ROCETEST) $(GENCAP)
 	$(ROCETEST) icrc $(DEMO_DIR)/rc-write.pcap
 	$(ROCETEST) check --pmtu 1024 --json $(DEMO_DIR)/rc-write.json --junit $(DEMO_DIR)/rc-write.xml \
 		--html $(DEMO_DIR)/rc-write.html $(DEMO_DIR)/rc-write.pcap
+	$(ROCETEST) gen vectors/scenarios/nak-go-back-n.scn -o $(DEMO_DIR)/nak-go-back-n.pcap \
+		--expect $(DEMO_DIR)/nak-go-back-n.json
+	$(ROCETEST) check --pmtu 1024 --timeout-us 67108.864 --retry-cnt 7 --rnr-retry 7 \
+		--html $(DEMO_DIR)/nak-go-back-n.html $(DEMO_DIR)/nak-go-back-n.pcap
 	@if [ -d ../shared/captures ]; then \
 		$(ROCETEST) check --max-report 5 --json $(DEMO_DIR)/shared.json --junit $(DEMO_DIR)/shared.xml \
 			--html $(DEMO_DIR)/shared.html ../shared/captures/*/*.pcap || exit $$?; \
 	fi
-	@echo "demo: reports in $(DEMO_DIR)/ (rc-write.{json,xml,html}, shared.{json,xml,html})"
+	@echo "demo: reports in $(DEMO_DIR)/ (rc-write.{json,xml,html}, nak-go-back-n.html, shared.{json,xml,html})"
 
 # The golden vectors are committed; a test asserts that this reproduces them byte for byte.
 vectors: $(ROCETEST)

@@ -106,5 +106,29 @@ for f in "$m"/*; do
 done
 run 2 "show (missing file)" "$rocetest" show "$m/does-not-exist.pcap"
 
+# Every scenario through the model (gen) and the vector it makes through check.
+nscn=0
+for scn in vectors/scenarios/*.scn; do
+	[ -e "$scn" ] || continue
+	name=$(basename "$scn" .scn)
+	if run 0 "gen $scn" "$rocetest" gen "$scn" -o "$work/$name.pcap" --expect "$work/$name.json"; then
+		want=$(grep -q '"clean": true' "$work/$name.json" && echo 0 || echo 1)
+		# The options the expectation names (--pmtu 1024 --timeout-us ...), one JSON line of strings.
+		read -r -a opts <<<"$(sed -n 's/^ *"check_options": \[\(.*\)\],*$/\1/p' "$work/$name.json" | tr -d '",')"
+		run "$want" "check $name.pcap" "$rocetest" check "${opts[@]}" --json "$work/check.json" "$work/$name.pcap"
+	fi
+	nscn=$((nscn + 1))
+done
+[ "$nscn" -gt 0 ] || fail "no scenarios in vectors/scenarios"
+echo "sanitize: $nscn scenarios through gen and check"
+# Malformed scenarios are refused with exit 2.
+printf 'send a len=\n' >"$work/bad-value.scn"
+printf 'node c qpn=5\n' >"$work/bad-node.scn"
+printf 'pmtu 1000\n' >"$work/bad-pmtu.scn"
+printf 'send a\0 len=1\n' >"$work/nul.scn"
+for f in "$work"/bad-*.scn "$work/nul.scn" "$work/missing.scn"; do
+	run 2 "gen $f" "$rocetest" gen "$f" -o "$work/bad.pcap"
+done
+
 echo "sanitize: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -24,6 +24,7 @@ int main(void)
 	srunner_add_suite(sr, check_rsp_req_suite());
 	srunner_add_suite(sr, report_suite());
 	srunner_add_suite(sr, scenario_suite());
+	srunner_add_suite(sr, model_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -19,5 +19,6 @@ Suite *check_seq_suite(void);		/* test_check_seq.c: SEQ rules and flows */
 Suite *check_rsp_req_suite(void);	/* test_check_rsp_req.c: RSP and REQ rules */
 Suite *report_suite(void);		/* test_report.c: the JSON, JUnit and HTML writers */
 Suite *scenario_suite(void);		/* test_scenario.c: the scenario file parser */
+Suite *model_suite(void);		/* test_model.c: the reference model and the simulated link */
 
 #endif
