@@ -3,7 +3,9 @@
 # valid ICRCs, warms it into the page cache, runs every contender once on it,
 # and prints one table: seconds (wall, monotonic clock), GB/s (10^9 bytes of
 # the capture file per second), packets/s, peak RSS, and how many times faster
-# `rocetest icrc` is than each row. The same goes to OUTDIR/results.json.
+# `rocetest icrc` is than each row. A second table times `rocetest gen` on the
+# scenarios harness/bench/gen-write-pmtu*.scn beside scapy building the same
+# packets (gen_bench.py). The same goes to OUTDIR/results.json.
 #
 # usage: bench.sh ROCETEST GENCAP ZLIB_CRC32 OUTDIR
 # environment:
@@ -11,6 +13,8 @@
 #   BENCH_STRICT   1: exit 1 when a target below is missed (default: report only)
 #   BENCH_RSS_BYTES  size of the second capture for the `rocetest check`
 #                  memory check (default 4G; empty: skip)
+#   BENCH_SCAPY_FRAMES  frames scapy rebuilds per generation scenario
+#                  (default 2000, about 2 s; empty or 0: no generation table)
 #
 # Adding a row: one `row` line in the "Contenders" section below, with a
 # function that checks the contender's output (so a contender that silently
@@ -18,7 +22,7 @@
 set -euo pipefail
 
 if [ $# -ne 4 ]; then
-	sed -n '2,15p' "$0" >&2
+	sed -n '2,19p' "$0" >&2
 	exit 2
 fi
 rocetest=$1
@@ -32,10 +36,23 @@ strict=${BENCH_STRICT:-0}
 TARGET_GBPS=4
 TARGET_VS_TSHARK=100
 REFERENCE="rocetest icrc"
+# Target from the issue: `rocetest gen` at least 1000 times faster than scapy
+# (packets per second, building the same packets).
+TARGET_GEN_VS_SCAPY=1000
+here=$(dirname "$0")
+scapy_frames=${BENCH_SCAPY_FRAMES-2000}
+# scapy.contrib.roce from Debian's python3-scapy, whatever python3 is first in PATH.
+SCAPY_PY=/usr/bin/python3
 
 for tool in python3 tshark /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench.sh: $tool not found (make deps-test installs it)" >&2; exit 2; }
 done
+case "$scapy_frames" in
+"" | 0) scapy_frames=0 ;;
+*[!0-9]*) echo "bench.sh: BENCH_SCAPY_FRAMES='$scapy_frames' is not a number" >&2; exit 2 ;;
+*) "$SCAPY_PY" -c 'import scapy.contrib.roce' 2>/dev/null ||
+	{ echo "bench.sh: $SCAPY_PY cannot import scapy.contrib.roce (make deps-test installs python3-scapy)" >&2; exit 2; } ;;
+esac
 mkdir -p "$out"
 work="$out/run"
 rm -rf "$work"
@@ -128,6 +145,9 @@ print("bench:   %.3f s (best of %d, median %.3f s), exit %d, peak RSS %.1f MiB" 
 PY
 
 nrows=0
+# The rows go to $rows_file: the capture rows to rows.jsonl, the generation rows
+# (other captures, other units) to gen_rows.jsonl.
+rows_file="$work/rows.jsonl"
 # row LABEL CHECK_FUNCTION RUNS COMMAND [ARG...]: runs one contender RUNS times
 # and records its fastest run.
 # CHECK_FUNCTION gets the stdout file, the stderr file and the exit status and
@@ -138,9 +158,9 @@ row() {
 	nrows=$((nrows + 1))
 	local o="$work/$nrows.out" e="$work/$nrows.err"
 	echo "bench: [$nrows] $label: $*"
-	python3 -c "$measure_py" "$work/rows.jsonl" "$label" "$runs" "$o" "$e" "$@"
+	python3 -c "$measure_py" "$rows_file" "$label" "$runs" "$o" "$e" "$@"
 	local status
-	status=$(tail -1 "$work/rows.jsonl" | sed 's/.*"exit": \(-*[0-9]*\).*/\1/')
+	status=$(tail -1 "$rows_file" | sed 's/.*"exit": \(-*[0-9]*\).*/\1/')
 	if ! "$check" "$o" "$e" "$status"; then
 		echo "bench: [$nrows] $label: output check failed (stdout $o, stderr $e)" >&2
 		sed -n '1,5p' "$e" >&2
@@ -188,6 +208,81 @@ row "tshark -e infiniband.bth.psn" check_tshark 1 tshark -r "$cap" -T fields -e 
 row "zlib crc32 (whole file)" check_zlib 5 "$zlib_crc32" "$cap"
 
 # ---------------------------------------------------------------------------
+# Generation: `rocetest gen` on each harness/bench/gen-write-pmtu*.scn (a
+# stream of 64 KiB WRITEs and their ACKs), once into a file (checked: every
+# ICRC ok, the frame count the scenario implies) and once into /dev/null (the
+# model and the frame building without the page cache: scapy's time below
+# does not store its packets either). Then gen_bench.py has scapy build the
+# first BENCH_SCAPY_FRAMES frames of that file again from their parsed header
+# fields, times the building alone (best of 3) and fails unless every frame
+# equals the file's byte for byte. The ratio is packets/s against packets/s.
+# ---------------------------------------------------------------------------
+gen_scapy="$work/gen_scapy.jsonl"
+: >"$gen_scapy"
+gen_summary= gen_frames=
+: >"$work/gen_rows.jsonl"
+# The data packets a scenario implies: its write lines, len / PMTU packets each.
+gen_want_data() {
+	python3 - "$1" <<'PY'
+import re, sys
+pmtu, n = 1024, 0
+for line in open(sys.argv[1]):
+    w = line.split("#")[0].split()
+    if w[:1] == ["pmtu"]:
+        pmtu = int(w[1])
+    elif w[:1] == ["write"]:
+        kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+        m = re.fullmatch(r"(\d+)([KM]?)", kv["len"])
+        ln = int(m.group(1)) * {"": 1, "K": 1024, "M": 1 << 20}[m.group(2)]
+        n += -(-ln // pmtu) * int(kv.get("count", "1"))
+print(n)
+PY
+}
+# gen_line OUT ERR: gen's summary line "NAME: F frames (a>b D, b>a A), ..." (stdout, or stderr with -o -).
+gen_line() { cat "$1" "$2" | grep -m 1 '^[^ ]*: [0-9][0-9]* frames (a>b '; }
+check_gen_file() {
+	# The summary says the data packets the scenario implies, and every ICRC is ok.
+	local line f d
+	line=$(gen_line "$1" "$2")
+	f=$(sed -n 's/^[^ ]*: \([0-9][0-9]*\) frames (a>b .*/\1/p' <<<"$line")
+	d=$(sed -n 's/^[^ ]*: [0-9]* frames (a>b \([0-9][0-9]*\),.*/\1/p' <<<"$line")
+	if [ "$3" -ne 0 ] || [ -z "$f" ] || [ "$d" != "$gen_want" ]; then
+		echo "bench: expected exit 0 and $gen_want data packets; got exit $3: $(cat "$1" "$2" | head -c 300)" >&2
+		return 1
+	fi
+	local want="$f frames, $f RoCE packets: $f ICRC ok, 0 bad, 0 unverified"
+	if ! "$rocetest" icrc "$gen_cap" | grep -qF "$want"; then
+		echo "bench: rocetest icrc $gen_cap does not say '$want'" >&2
+		return 1
+	fi
+	gen_summary=$line
+	gen_frames=$f
+}
+check_gen_null() {
+	# The same run as the file's: the same summary line.
+	[ "$3" -eq 0 ] && [ "$(gen_line "$1" "$2")" = "$gen_summary" ] && return 0
+	echo "bench: expected exit 0 and '$gen_summary'; got exit $3: $(cat "$1" "$2" | head -c 300)" >&2
+	return 1
+}
+if [ "$scapy_frames" -gt 0 ]; then
+	rows_file="$work/gen_rows.jsonl"
+	for scn in "$here"/gen-write-pmtu4096.scn "$here"/gen-write-pmtu1024.scn; do
+		name=$(basename "$scn" .scn)
+		gen_cap="$work/$name.pcap"
+		gen_want=$(gen_want_data "$scn")
+		row "rocetest gen $name > file" check_gen_file 3 "$rocetest" gen "$scn" -o "$gen_cap"
+		row "rocetest gen $name > /dev/null" check_gen_null 5 "$rocetest" gen "$scn" -o /dev/null
+		echo "bench: [scapy] $SCAPY_PY $here/gen_bench.py $gen_cap --frames $scapy_frames"
+		"$SCAPY_PY" "$here/gen_bench.py" "$gen_cap" --frames "$scapy_frames" --repeat 3 --json "$work/scapy.json" ||
+			{ echo "bench: gen_bench.py failed on $gen_cap" >&2; exit 1; }
+		python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r.update(scenario=sys.argv[2], gen_file_bytes=int(sys.argv[3]), gen_frames=int(sys.argv[4])); open(sys.argv[5], "a").write(json.dumps(r) + "\n")' \
+			"$work/scapy.json" "$name" "$(stat -c %s "$gen_cap")" "$gen_frames" "$gen_scapy"
+		rm -f "$gen_cap"
+	done
+	rows_file="$work/rows.jsonl"
+fi
+
+# ---------------------------------------------------------------------------
 # Memory does not grow with the capture: `rocetest check` once more on a
 # capture BENCH_RSS_BYTES long (default 4G; empty skips it), peak RSS only.
 # ---------------------------------------------------------------------------
@@ -213,7 +308,8 @@ fi
 # ---------------------------------------------------------------------------
 read -r -d '' report_py <<'PY' || true
 import datetime, json, os, platform, sys
-rows_file, results, cap, cap_bytes, frames, info, reference, t_gbps, t_tshark, strict, load, rss_file = sys.argv[1:]
+(rows_file, results, cap, cap_bytes, frames, info, reference, t_gbps, t_tshark, strict, load, rss_file,
+ gen_rows_file, gen_scapy_file, t_gen_scapy) = sys.argv[1:]
 rss = json.load(open(rss_file))
 cap_bytes, frames = int(cap_bytes), int(frames)
 rows = [json.loads(l) for l in open(rows_file)]
@@ -245,6 +341,25 @@ for m in rss:
     mib = m["peak_rss_kib"] / 1024
     targets.append({"target": "rocetest check peak RSS < 64 MiB (%.1f GB capture)" % (m["bytes"] / 1e9),
                     "value": mib, "pass": mib < 64})
+# Generation (issue: `rocetest gen` >= 1000x scapy building the same packets), per scenario:
+# the rows of `rocetest gen` into a file and into /dev/null, and scapy's rebuild of the first frames.
+gen_rows = [json.loads(l) for l in open(gen_rows_file)]
+gen_scapy = [json.loads(l) for l in open(gen_scapy_file)]
+generation = []
+for sc in gen_scapy:
+    g = {"scenario": sc["scenario"], "frames": sc["gen_frames"], "file_bytes": sc["gen_file_bytes"],
+         "scapy": sc, "rows": []}
+    for r in gen_rows:
+        if r["tool"].startswith("rocetest gen %s " % sc["scenario"]):
+            r["packets_per_s"] = sc["gen_frames"] / r["seconds"]
+            r["mb_per_s"] = sc["gen_file_bytes"] / r["seconds"] / 1e6
+            r["vs_scapy"] = r["packets_per_s"] / sc["packets_per_s"]
+            g["rows"].append(r)
+    generation.append(g)
+    null = next((r for r in g["rows"] if r["tool"].endswith("/dev/null")), None)
+    if null:
+        targets.append({"target": "rocetest gen >= %sx scapy, %s" % (t_gen_scapy, sc["scenario"]),
+                        "value": null["vs_scapy"], "pass": null["vs_scapy"] >= float(t_gen_scapy)})
 
 w = max(len(r["tool"]) for r in rows)
 print()
@@ -265,6 +380,27 @@ for r in rows:
         "(reference)" if r is ref else "%.1fx" % r["rocetest_icrc_speedup"]))
 print("(icrc speedup: the row's seconds / %s's seconds; GB = 1e9 bytes of the capture file)" % reference)
 print()
+if generation:
+    gw = max(len(r["tool"]) for g in generation for r in g["rows"] + [{"tool": "scapy (first 00000 frames)"}])
+    print("Generation: rocetest gen on each scenario, scapy %s (python3-scapy) building the first frames of the "
+          "same capture" % generation[0]["scapy"].get("scapy_version", ""))
+    head = "%-*s  %8s  %8s  %10s  %8s  %8s  %8s  %s" % (gw, "tool", "seconds", "frames", "packets/s", "MB/s",
+                                                      "CPU s", "RSS MiB", "vs scapy")
+    print(head)
+    print("-" * len(head))
+    for g in generation:
+        sc = g["scapy"]
+        for r in g["rows"]:
+            print("%-*s  %8.3f  %8d  %10.0f  %8.1f  %8.3f  %8.1f  %.0fx" % (
+                gw, r["tool"], r["seconds"], g["frames"], r["packets_per_s"], r["mb_per_s"], r["cpu_seconds"],
+                r["peak_rss_kib"] / 1024, r["vs_scapy"]))
+        print("%-*s  %8.3f  %8d  %10.0f  %8.1f  %8s  %8s  %s" % (
+            gw, "scapy (first %d frames)" % sc["frames"], sc["seconds"], sc["frames"], sc["packets_per_s"],
+            sc["mb_per_s"], "", "", "(reference)"))
+    print("(vs scapy: packets/s of the row / scapy's; scapy's seconds: building the frames alone (bytes() of each,")
+    print(" best of its runs), every one byte-equal to rocetest's; MB/s: bytes of the pcap written per second;")
+    print(" the targets use the /dev/null rows, which like scapy do not store the packets)")
+    print()
 for t in targets:
     print("target %-45s %8.2f  %s" % (t["target"] + ":", t["value"], "PASS" if t["pass"] else "MISS"))
 json.dump({
@@ -278,6 +414,7 @@ json.dump({
     "rows": rows,
     "targets": targets,
     "check_memory": rss,
+    "generation": generation,
 }, open(results, "w"), indent=2)
 open(results, "a").write("\n")
 print("\nbench: wrote %s" % results)
@@ -286,4 +423,4 @@ PY
 
 python3 -c "$report_py" "$work/rows.jsonl" "$out/results.json" "$cap" "$cap_bytes" "$frames" \
 	"$(sed 's/^rocetest-gencap: wrote [^:]*: //' "$info")" "$REFERENCE" "$TARGET_GBPS" "$TARGET_VS_TSHARK" "$strict" \
-	"$load" "$rss_json"
+	"$load" "$rss_json" "$work/gen_rows.jsonl" "$gen_scapy" "$TARGET_GEN_VS_SCAPY"

@@ -162,9 +162,30 @@ bool qp_bug_now(struct rt_qp *qp, enum rt_qp_bug bug)
 	return true;
 }
 
+/* Doubles the completion ring, keeping its order; completions come per work request, not per packet. */
+static bool cq_grow(struct rt_qp *qp)
+{
+	uint32_t n = qp->cq_tail - qp->cq_head;
+	struct rt_wc *cq = malloc(2 * (size_t)qp->cq_depth * sizeof *cq);
+	if (!cq)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		cq[i] = qp->cq[(qp->cq_head + i) % qp->cq_depth];
+	free(qp->cq);
+	qp->cq = cq;
+	qp->cq_depth *= 2;
+	qp->cq_head = 0;
+	qp->cq_tail = n;
+	return true;
+}
+
 void qp_complete(struct rt_qp *qp, const struct rt_wc *wc)
 {
-	/* Sized for every WQE at once, so a completion is never lost. */
+	/* Completions wait until polled, however many: a run may poll only at its end. */
+	if (qp->cq_tail - qp->cq_head == qp->cq_depth && !cq_grow(qp)) {
+		qp->stats.cq_overflow++;
+		return;
+	}
 	struct rt_wc *slot = &qp->cq[qp->cq_tail++ % qp->cq_depth];
 	*slot = *wc;
 	slot->time_ns = qp->now;

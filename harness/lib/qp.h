@@ -104,6 +104,7 @@ struct responder {
 	uint32_t atomic_next;
 	bool cnp_owed;
 	int64_t last_cnp;
+	enum rt_qp_bug mark;	/* a misbehaviour that shows in the next answer owed */
 };
 
 struct rt_qp {

@@ -535,9 +535,10 @@ bool req_next(struct rt_qp *qp, int64_t now, struct qp_frame *f)
 	struct wqe *w = WQE(r, r->cur);
 	bool rd_atomic = is_rd_atomic(w->wr.opcode);
 	uint32_t psn = cursor_psn(r);
-	if (reliable(qp)) {
+	if (reliable(qp) && !psn_was_sent(r, psn)) {
+		/* New PSNs wait for room in the window; a resend of an outstanding one does not. */
 		uint32_t in_flight = (uint32_t)rt_psn_diff(r->max_sent, r->una);
-		if (!w->started && in_flight >= qp->cfg.window)
+		if (in_flight >= qp->cfg.window)
 			return false;
 		if (!w->started && rd_atomic && r->rd_atomic_out >= qp->cfg.max_rd_atomic)
 			return false;

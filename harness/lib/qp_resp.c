@@ -90,6 +90,8 @@ static struct resp_item *owe(struct rt_qp *qp, enum resp_item_kind kind, uint32_
 	it->kind = kind;
 	it->psn = psn & 0xFFFFFF;
 	it->msn = s->msn;
+	it->bug = s->mark;
+	s->mark = RT_BUG_NONE;
 	return it;
 }
 
@@ -427,9 +429,12 @@ void resp_receive(struct rt_qp *qp, int64_t now, const struct rt_packet *p)
 			qp->stats.dropped++;
 		return;
 	}
-	if (d > 0 && !qp_bug_now(qp, RT_BUG_ACCEPT_GAP)) {
-		ahead(qp);
-		return;
+	if (d > 0) {
+		if (!qp_bug_now(qp, RT_BUG_ACCEPT_GAP)) {
+			ahead(qp);
+			return;
+		}
+		s->mark = RT_BUG_ACCEPT_GAP;	/* the answer to this request shows it */
 	}
 	if (d < 0) {
 		duplicate(qp, p);

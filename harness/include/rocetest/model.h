@@ -195,6 +195,7 @@ struct rt_qp_stats {
 	uint64_t cnps_sent;
 	uint64_t cnps_received;
 	uint64_t bytes_placed;		/* payload bytes written into this QP's memory */
+	uint64_t cq_overflow;		/* completions lost: no memory to keep them */
 };
 
 struct rt_qp;

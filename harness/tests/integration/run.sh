@@ -709,5 +709,11 @@ if needs "vectors" rocetest python; then
 	run_tap "vectors: check" "$PY" "$HERE/vectors_check.py" "$ROCETEST" vectors
 fi
 
+# ==================================================== 8. golden vectors, independently
+echo "# 8. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
+if needs "vectors: independent cross-check" tshark python; then
+	run_tap "vectors: independent cross-check" "$PY" "$HERE/vectors_crosscheck.py" vectors
+fi
+
 echo "integration: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1129,6 +1129,50 @@ static void with_timeout(struct seq *s, double us)
 }
 
 /*
+ * A READ of 3000 bytes at PMTU 1024: response 1 (PSN 11) is lost before the
+ * capture point; seeing 12 after 10, the requester asks again from PSN 11 at
+ * once, with the RETH moved along. That is an implicit NAK, not a timeout:
+ * REQ-TIMEOUT must not fail however short the wait.
+ */
+START_TEST(read_rerequest_after_response_gap_needs_no_timeout)
+{
+	struct seq s;
+	seq_init(&s);
+	s.cfg.pmtu = 1024;
+	with_timeout(&s, 1000.0);
+	seq_pkt(&s, SEQ_A, READ_REQ, 10, 0, &(struct seq_opt){ .ack_req = true, .dma_len = 3000 });
+	seq_pkt(&s, SEQ_B, READ_FIRST, 10, 1024, &(struct seq_opt){ .msn = 1 });
+	seq_pkt(&s, SEQ_B, READ_LAST, 12, 952, &(struct seq_opt){ .msn = 1 });
+	uint64_t again = seq_pkt(&s, SEQ_A, READ_REQ, 11, 0, &(struct seq_opt){ .ack_req = true, .dma_len = 1976 });
+	seq_pkt(&s, SEQ_B, READ_FIRST, 11, 1024, &(struct seq_opt){ .msn = 1 });
+	seq_pkt(&s, SEQ_B, READ_LAST, 12, 952, &(struct seq_opt){ .msn = 1 });
+	seq_finish(&s);
+	if (seq_others(&s, -1))
+		seq_dump(&s);
+	ck_assert_uint_eq(seq_count(&s, RT_RULE_REQ_TIMEOUT), 0);
+	ck_assert_uint_eq(seq_others(&s, -1), 0);
+	ck_assert_uint_gt(again, 0);
+	seq_free(&s);
+}
+END_TEST
+
+/* The same re-request with no gap in the responses before it is a retransmission by timeout: too early here. */
+START_TEST(read_rerequest_without_gap_is_a_timeout)
+{
+	struct seq s;
+	seq_init(&s);
+	s.cfg.pmtu = 1024;
+	with_timeout(&s, 1000.0);
+	seq_pkt(&s, SEQ_A, READ_REQ, 10, 0, &(struct seq_opt){ .ack_req = true, .dma_len = 3000 });
+	seq_pkt(&s, SEQ_B, READ_FIRST, 10, 1024, &(struct seq_opt){ .msn = 1 });
+	uint64_t again = seq_pkt(&s, SEQ_A, READ_REQ, 11, 0, &(struct seq_opt){ .ack_req = true, .dma_len = 1976 });
+	seq_finish(&s);
+	ck_assert(seq_has(&s, RT_RULE_REQ_TIMEOUT, again));
+	seq_free(&s);
+}
+END_TEST
+
+/*
  * 0 and 1 out, the ACK for 0 restarts the timer with 1 outstanding; 1 is
  * resent `after_us` after that ACK. Returns the resend's frame.
  */
@@ -1711,6 +1755,8 @@ Suite *check_rsp_req_suite(void)
 	tcase_add_test(req, req_no_retransmit_acked_ack_crosses_resend);
 	tcase_add_test(req, req_no_retransmit_acked_read_implicitly_naked);
 	tcase_add_test(req, req_timeout_early);
+	tcase_add_test(req, read_rerequest_after_response_gap_needs_no_timeout);
+	tcase_add_test(req, read_rerequest_without_gap_is_a_timeout);
 	tcase_add_test(req, req_timeout_one_us_early);
 	tcase_add_test(req, req_timeout_exactly);
 	tcase_add_test(req, req_timeout_early_without_any_ack);

@@ -776,6 +776,47 @@ END_TEST
 /* ==== SEQ-ACK-AHEAD ================================================================== */
 
 /* B acknowledges PSN 2 before A sends it: A's next new request (PSN 2) proves it. */
+/*
+ * PSN 2 is skipped; 3 and 4 come after the gap, and the responder (which
+ * took them) acknowledges 3, then 4. The ACK for 4 covers a request the
+ * capture holds, which is no second sign of a capture that drops packets:
+ * the lone gap stays a skip.
+ */
+START_TEST(psn_gap_then_acks_for_held_requests_is_one_skip)
+{
+	struct seq s;
+	start(&s, 1024);
+	seq_pkt(&s, SEQ_A, SEND_ONLY, 1, 16, AR);
+	uint64_t jump = seq_pkt(&s, SEQ_A, SEND_ONLY, 3, 16, AR);	/* PSN 2 never sent */
+	seq_pkt(&s, SEQ_A, SEND_ONLY, 4, 16, AR);
+	seq_pkt(&s, SEQ_B, ACK, 1, 0, MSN(1));
+	seq_pkt(&s, SEQ_B, ACK, 3, 0, MSN(3));
+	seq_pkt(&s, SEQ_B, ACK, 4, 0, MSN(4));
+	seq_finish(&s);
+	ASSERT_ONLY(&s, RT_RULE_SEQ_PSN, jump);
+	seq_free(&s);
+}
+END_TEST
+
+/*
+ * An ACK far ahead of everything sent, then a request the requester sends
+ * after discarding it: the responder model does not jump past what was sent,
+ * so the next request is in order, not a duplicate owed a re-ACK.
+ */
+START_TEST(ack_ahead_does_not_move_the_responder_past_the_requester)
+{
+	struct seq s;
+	start(&s, 1024);
+	seq_pkt(&s, SEQ_A, SEND_ONLY, 1, 16, AR);
+	uint64_t bad = seq_pkt(&s, SEQ_B, ACK, 17, 0, MSN(1));
+	seq_pkt(&s, SEQ_A, SEND_ONLY, 2, 16, AR);
+	seq_pkt(&s, SEQ_B, ACK, 2, 0, MSN(2));
+	seq_finish(&s);
+	ASSERT_ONLY(&s, RT_RULE_SEQ_ACK_AHEAD, bad);
+	seq_free(&s);
+}
+END_TEST
+
 START_TEST(ack_ahead_of_next_request)
 {
 	struct seq s;
@@ -1388,6 +1429,7 @@ Suite *check_seq_suite(void)
 	TCase *psn = tcase_create("seq_psn");
 	tcase_add_test(psn, psn_gap_never_explained_is_seq_psn);
 	tcase_add_test(psn, psn_gap_acknowledged_is_seq_psn);
+	tcase_add_test(psn, psn_gap_then_acks_for_held_requests_is_one_skip);
 	tcase_add_test(psn, psn_gap_after_read_span_is_seq_psn);
 	tcase_add_test(psn, uc_psn_going_back_is_seq_psn);
 	tcase_add_test(psn, psn_wrap_is_not_a_gap);
@@ -1432,6 +1474,7 @@ Suite *check_seq_suite(void)
 	tcase_add_test(rsp, atomic_ack_wrong_psn);
 	tcase_add_test(rsp, atomic_ack_matches_cmpswap_and_fetchadd);
 	tcase_add_test(rsp, ack_ahead_of_next_request);
+	tcase_add_test(rsp, ack_ahead_does_not_move_the_responder_past_the_requester);
 	tcase_add_test(rsp, ack_far_ahead_of_next_request);
 	tcase_add_test(rsp, ack_ahead_at_capture_end);
 	tcase_add_test(rsp, ack_ahead_nak_for_unsent_psn);
