@@ -72,6 +72,7 @@ deps-test:
 -include harness/tests/tests.mk
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
+-include dut/rtl.mk
 
 # The main job: generate a small RC capture with valid ICRCs, show it, check
 # it against the rule catalogue with all three reports; run a scenario (a lost

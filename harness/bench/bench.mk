@@ -1,15 +1,20 @@
 # Benchmarks: `make bench` generates a capture of RC traffic (BENCH_BYTES,
 # default 1G = 1073741824 bytes, under build/bench/), runs each contender once
 # on it and prints a table (also build/bench/results.json). The rows are
-# listed in harness/bench/bench.sh.
+# listed in harness/bench/bench.sh. A second table times `rocetest gen` on
+# harness/bench/gen-write-pmtu*.scn beside scapy (Debian's python3-scapy,
+# harness/bench/gen_bench.py) building the same packets; the target is 1000x.
 #
 #   make bench                     the full 1 GB run (tshark takes a while)
 #   make bench BENCH_BYTES=100M    a quick one
+#   make bench BENCH_SCAPY_FRAMES=0  without the generation table
 #
 # build/bin/rocetest-gencap (the traffic generator, also for `make demo`)
 # needs only the build dependencies; bench-zlib-crc32 needs zlib (test group).
 
 BENCH_BYTES ?= 1G
+# Frames scapy rebuilds per generation scenario (about 1000 a second).
+BENCH_SCAPY_FRAMES ?= 2000
 GENCAP = $(BUILD)/bin/rocetest-gencap
 BENCH_ZLIB_CRC32 = $(BUILD)/bin/bench-zlib-crc32
 # Deferred (=): zlib may be installed by deps-test only once make is running.
@@ -30,4 +35,4 @@ $(BENCH_ZLIB_CRC32): $(BUILD)/obj/harness/bench/zlib_crc32.o
 	$(CC) -o $@ $< $(ZLIB_LIBS) $(LDLIBS_COMMON)
 
 bench: deps-test $(ROCETEST) $(GENCAP) $(BENCH_ZLIB_CRC32)
-	BENCH_BYTES='$(BENCH_BYTES)' bash harness/bench/bench.sh $(ROCETEST) $(GENCAP) $(BENCH_ZLIB_CRC32) $(BUILD)/bench
+	BENCH_BYTES='$(BENCH_BYTES)' BENCH_SCAPY_FRAMES='$(BENCH_SCAPY_FRAMES)' bash harness/bench/bench.sh $(ROCETEST) $(GENCAP) $(BENCH_ZLIB_CRC32) $(BUILD)/bench

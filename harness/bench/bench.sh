@@ -358,7 +358,7 @@ for sc in gen_scapy:
     generation.append(g)
     null = next((r for r in g["rows"] if r["tool"].endswith("/dev/null")), None)
     if null:
-        targets.append({"target": "rocetest gen >= %sx scapy, %s" % (t_gen_scapy, sc["scenario"]),
+        targets.append({"target": "rocetest gen >= %sx scapy (%s)" % (t_gen_scapy, sc["scenario"].replace("gen-", "")),
                         "value": null["vs_scapy"], "pass": null["vs_scapy"] >= float(t_gen_scapy)})
 
 w = max(len(r["tool"]) for r in rows)

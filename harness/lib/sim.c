@@ -277,22 +277,28 @@ static void mark_ce(uint8_t *frame, const struct rt_packet *p)
 	}
 }
 
-static struct slot *enqueue(struct rt_sim *sim, unsigned dir, int64_t arrive, const uint8_t *data, uint32_t len,
-			    enum rt_qp_bug bug, bool faulted)
+/* A free slot to build a frame in, or NULL when every slot is in flight. */
+static struct slot *take_slot(struct rt_sim *sim)
+{
+	return sim->n_free ? sim->free_list[--sim->n_free] : NULL;
+}
+
+static void release_slot(struct rt_sim *sim, struct slot *s)
+{
+	sim->free_list[sim->n_free++] = s;
+}
+
+/* Puts a filled slot in flight. */
+static void enqueue(struct rt_sim *sim, unsigned dir, struct slot *s, int64_t arrive, uint32_t len,
+		    enum rt_qp_bug bug, bool faulted)
 {
 	struct direction *d = &sim->dir[dir];
-	if (!sim->n_free) {
-		d->stats.overflow++;
-		return NULL;
-	}
-	struct slot *s = sim->free_list[--sim->n_free];
 	s->arrive = arrive;
 	s->seq = sim->seq++;
 	s->len = len;
 	s->dir = (uint8_t)dir;
 	s->bug = bug;
 	s->faulted = faulted;
-	memcpy(s->data, data, len);
 	heap_push(sim, s);
 	/* A frame held for reordering arrives right after this one. */
 	if (d->held) {
@@ -301,11 +307,15 @@ static struct slot *enqueue(struct rt_sim *sim, unsigned dir, int64_t arrive, co
 		heap_fix(sim, d->held);
 		d->held = NULL;
 	}
-	return s;
 }
 
-static int transmit(struct rt_sim *sim, unsigned dir, uint8_t *frame, uint32_t len, enum rt_qp_bug bug, rt_tap_fn fn,
-		    void *ctx, struct rt_error *err)
+/*
+ * Puts a frame on the wire: slot holds it (built in place, so a frame is
+ * never copied), or is NULL when the link had no room (the frame is lost and
+ * counted as an overflow).
+ */
+static int transmit(struct rt_sim *sim, unsigned dir, struct slot *slot, uint8_t *frame, uint32_t len,
+		    enum rt_qp_bug bug, rt_tap_fn fn, void *ctx, struct rt_error *err)
 {
 	struct direction *d = &sim->dir[dir];
 	uint64_t wire = (len + 4 < MIN_FRAME_WITH_FCS ? MIN_FRAME_WITH_FCS : len + 4) + WIRE_OVERHEAD - 4;
@@ -314,60 +324,76 @@ static int transmit(struct rt_sim *sim, unsigned dir, uint8_t *frame, uint32_t l
 	d->tx_free = sim->now + ser;
 	d->sent++;
 	d->stats.frames++;
-	if (tap_at_sender(sim, dir) && tap(fn, ctx, sim->now, dir, frame, len, bug, false, err))
+	if (tap_at_sender(sim, dir) && tap(fn, ctx, sim->now, dir, frame, len, bug, false, err)) {
+		if (slot)
+			release_slot(sim, slot);
 		return -1;
+	}
 
-	struct rt_packet p;
-	bool roce = rt_parse(&p, RT_LINK_ETHERNET, frame, len, len) == RT_PARSE_ROCE && !p.truncated;
-	bool drop = false, dup = false, reorder = false, faulted = false;
-	for (unsigned i = 0; i < sim->cfg.n_faults; i++) {
-		if (!fault_hits(sim, dir, i, &p, roce))
-			continue;
-		switch (sim->cfg.faults[i].kind) {
-		case RT_FAULT_DROP:
-			drop = true;
-			break;
-		case RT_FAULT_DUPLICATE:
-			dup = true;
-			break;
-		case RT_FAULT_REORDER:
-			reorder = true;
-			break;
-		case RT_FAULT_DELAY:
-			arrive += sim->cfg.faults[i].delay_ns;
-			d->stats.delayed++;
-			break;
-		case RT_FAULT_CORRUPT:
-			/* The last byte before the ICRC: payload or pad, or a header when there is none. */
-			frame[(roce ? p.icrc_off : len) - 1] ^= 0x01;
-			faulted = true;
-			d->stats.corrupted++;
-			break;
-		case RT_FAULT_MARK_CE:
-			if (roce) {
-				mark_ce(frame, &p);
+	bool drop = !slot, dup = false, reorder = false, faulted = false;
+	if (!slot)
+		d->stats.overflow++;
+	if (sim->cfg.n_faults) {
+		struct rt_packet p;
+		bool roce = rt_parse(&p, RT_LINK_ETHERNET, frame, len, len) == RT_PARSE_ROCE && !p.truncated;
+		for (unsigned i = 0; i < sim->cfg.n_faults; i++) {
+			if (!fault_hits(sim, dir, i, &p, roce))
+				continue;
+			switch (sim->cfg.faults[i].kind) {
+			case RT_FAULT_DROP:
+				drop = true;
+				break;
+			case RT_FAULT_DUPLICATE:
+				dup = true;
+				break;
+			case RT_FAULT_REORDER:
+				reorder = true;
+				break;
+			case RT_FAULT_DELAY:
+				arrive += sim->cfg.faults[i].delay_ns;
+				d->stats.delayed++;
+				break;
+			case RT_FAULT_CORRUPT:
+				/* The last byte before the ICRC: payload or pad, or a header when there is none. */
+				frame[(roce ? p.icrc_off : len) - 1] ^= 0x01;
 				faulted = true;
-				d->stats.marked++;
+				d->stats.corrupted++;
+				break;
+			case RT_FAULT_MARK_CE:
+				if (roce) {
+					mark_ce(frame, &p);
+					faulted = true;
+					d->stats.marked++;
+				}
+				break;
 			}
-			break;
 		}
 	}
 	if (drop) {
-		d->stats.dropped++;
+		if (slot) {
+			d->stats.dropped++;
+			release_slot(sim, slot);
+		}
 		return 0;
 	}
-	struct slot *s = enqueue(sim, dir, arrive, frame, len, bug, faulted);
-	if (s && reorder) {
+	enqueue(sim, dir, slot, arrive, len, bug, faulted);
+	if (reorder) {
 		/* Held until the next frame of this direction is queued; arrives after it. */
 		if (d->held)
 			d->held->arrive -= REORDER_FALLBACK_NS;	/* two in a row: release the first in order */
-		s->arrive = arrive + REORDER_FALLBACK_NS;
-		heap_fix(sim, s);
-		d->held = s;
+		slot->arrive = arrive + REORDER_FALLBACK_NS;
+		heap_fix(sim, slot);
+		d->held = slot;
 		d->stats.reordered++;
 	}
-	if (s && dup && enqueue(sim, dir, arrive + ser, frame, len, bug, faulted))
+	struct slot *copy = dup ? take_slot(sim) : NULL;
+	if (copy) {
+		memcpy(copy->data, frame, len);
+		enqueue(sim, dir, copy, arrive + ser, len, bug, faulted);
 		d->stats.duplicated++;
+	} else if (dup) {
+		d->stats.overflow++;
+	}
 	return 0;
 }
 
@@ -380,9 +406,15 @@ static int deliver(struct rt_sim *sim, rt_tap_fn fn, void *ctx, struct rt_error 
 	int rc = 0;
 	if (!tap_at_sender(sim, dir))
 		rc = tap(fn, ctx, s->arrive, dir, s->data, s->len, s->bug, s->faulted, err);
+	/*
+	 * The receiving QP need not verify an ICRC the builder computed and
+	 * nothing changed since; a frame the link altered or whose sender
+	 * broke its ICRC on purpose is verified like any other.
+	 */
+	bool intact = !s->faulted && s->bug != RT_BUG_BAD_ICRC;
 	if (!rc)
-		rt_qp_receive(sim->qp[1 - dir], s->arrive, s->data, s->len);
-	sim->free_list[sim->n_free++] = s;
+		rt_qp_receive_frame(sim->qp[1 - dir], s->arrive, s->data, s->len, intact);
+	release_slot(sim, s);
 	return rc;
 }
 
@@ -453,10 +485,15 @@ enum rt_sim_end rt_sim_run(struct rt_sim *sim, rt_tap_fn fn, void *ctx, struct r
 			if (sim->dir[i].tx_free > sim->now)
 				continue;
 			enum rt_qp_bug bug;
-			size_t len = rt_qp_next_frame(sim->qp[i], sim->now, sim->txbuf, sim->slot_size, &bug);
-			if (!len)
+			struct slot *slot = take_slot(sim);
+			uint8_t *buf = slot ? slot->data : sim->txbuf;
+			size_t len = rt_qp_next_frame(sim->qp[i], sim->now, buf, sim->slot_size, &bug);
+			if (!len) {
+				if (slot)
+					release_slot(sim, slot);
 				continue;
-			if (transmit(sim, i, sim->txbuf, (uint32_t)len, bug, fn, ctx, err))
+			}
+			if (transmit(sim, i, slot, buf, (uint32_t)len, bug, fn, ctx, err))
 				return RT_SIM_ERROR;
 			busy = true;
 		}

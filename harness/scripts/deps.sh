@@ -8,11 +8,14 @@
 #         test   Check, tshark, clang with libFuzzer, zlib, scapy, xmllint (JUnit
 #                schema), headless Chromium (renders the HTML report) (`make test`,
 #                `make fuzz`, `make bench`)
+#         rtl    Verilator (RTL simulation and lint), Yosys (synthesis check), g++
+#                (Verilator's C++ output) (`make conformance`, `make synth-check`)
 set -euo pipefail
 
 declare -A GROUP_PACKAGES=(
 	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev"
 	[test]="check tshark clang libclang-rt-dev zlib1g-dev python3 python3-scapy time libxml2-utils chromium"
+	[rtl]="g++ verilator yosys"
 )
 
 config=""
@@ -20,7 +23,7 @@ groups=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--config) config="$2"; shift 2 ;;
-	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
 	*)
 		if [ -z "${GROUP_PACKAGES[$1]+x}" ]; then
 			echo "deps.sh: unknown group '$1' (known: ${!GROUP_PACKAGES[*]})" >&2

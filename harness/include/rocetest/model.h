@@ -213,6 +213,12 @@ void rt_qp_request_cnp(struct rt_qp *qp);
 
 /* Takes one frame from the wire at time now (frames not for this QP are dropped and counted). */
 void rt_qp_receive(struct rt_qp *qp, int64_t now, const uint8_t *frame, uint32_t len);
+/*
+ * The same, for a caller that vouches for the ICRC: a simulated link passing
+ * on a frame another model QP built, unchanged. The ICRC is then not
+ * recomputed (it is the builder's own); everything else is checked.
+ */
+void rt_qp_receive_frame(struct rt_qp *qp, int64_t now, const uint8_t *frame, uint32_t len, bool icrc_known_good);
 
 /*
  * The next frame to send at time now, built into buf; returns its length, or
