@@ -69,10 +69,11 @@ $(ROCETEST): $(CLI_OBJS) $(REPORT_LIB) $(LIB)
 deps-test:
 	@bash $(DEPS) build test
 
+# rtl.mk first: tests.mk's `test` needs its list of RTL test benches.
+-include dut/rtl.mk
 -include harness/tests/tests.mk
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
--include dut/rtl.mk
 
 # The main job: generate a small RC capture with valid ICRCs, show it, check
 # it against the rule catalogue with all three reports; run a scenario (a lost

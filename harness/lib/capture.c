@@ -299,10 +299,14 @@ void rt_capture_close(struct rt_capture *c)
 	free(c);
 }
 
+/* Writes go through a large buffer: a 4 KB frame per write(2) would make the kernel the bottleneck. */
+#define WRITE_BUFFER_BYTES (1u << 20)
+
 struct rt_capture_writer {
 	pcap_t *dead;
 	pcap_dumper_t *dumper;
 	const char *path;
+	char *buffer;		/* the FILE's buffer: freed only after the FILE is closed */
 };
 
 struct rt_capture_writer *rt_capture_writer_open(const char *path, int dlt, uint32_t snaplen, struct rt_error *err)
@@ -319,10 +323,24 @@ struct rt_capture_writer *rt_capture_writer_open(const char *path, int dlt, uint
 		free(w);
 		return NULL;
 	}
-	w->dumper = pcap_dump_open(w->dead, path);
+	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	if (!f) {
+		rt_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+		pcap_close(w->dead);
+		free(w);
+		return NULL;
+	}
+	/* Standard output may have been written to already: its buffer is not ours to change. */
+	w->buffer = f != stdout ? malloc(WRITE_BUFFER_BYTES) : NULL;
+	if (w->buffer)
+		setvbuf(f, w->buffer, _IOFBF, WRITE_BUFFER_BYTES);
+	w->dumper = pcap_dump_fopen(w->dead, f);
 	if (!w->dumper) {
 		rt_error_set(err, "%s: cannot write: %s", path, pcap_geterr(w->dead));
+		if (f != stdout)
+			fclose(f);
 		pcap_close(w->dead);
+		free(w->buffer);
 		free(w);
 		return NULL;
 	}

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs the unit tests (Check) and the integration tests, shows their output,
-# and ends with one line "tests: N passed, N failed" over both.
-# usage: run-all.sh UNIT_BIN ROCETEST
+# Runs the unit tests (Check), the integration tests and the FPGA endpoint's
+# RTL test benches (each RTL_BENCH, built by dut/rtl.mk, after the Verilator
+# lint), shows their output, and ends with one line "tests: N passed, N
+# failed" over all of them (an RTL bench or the lint counts as one test).
+# usage: run-all.sh UNIT_BIN ROCETEST [RTL_BENCH...]
 set -u
 unit_bin=$1
 rocetest=$2
+shift 2
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
@@ -13,6 +16,27 @@ status=0
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 bash harness/tests/integration/run.sh "$rocetest" 2>&1 | tee "$log/integration"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+r_pass=0 r_fail=0
+if [ $# -gt 0 ]; then
+	echo "# RTL: Verilator lint and $# test benches"
+	if make -s rtl-lint >"$log/lint" 2>&1; then
+		echo "ok - rtl: verilator --lint-only -Wall clean"
+		r_pass=$((r_pass + 1))
+	else
+		echo "FAIL - rtl: verilator lint: $(tail -n 5 "$log/lint" | tr '\n' ' ')"
+		r_fail=$((r_fail + 1))
+	fi
+	for bench in "$@"; do
+		if out=$(timeout 600 "$bench" 2>&1); then
+			echo "ok - rtl: $(basename "$(dirname "$bench")"): $(printf '%s\n' "$out" | tail -n 1)"
+			r_pass=$((r_pass + 1))
+		else
+			echo "FAIL - rtl: $bench: $(printf '%s\n' "$out" | tail -n 5 | tr '\n' ' ')"
+			r_fail=$((r_fail + 1))
+		fi
+	done
+fi
 
 # Check ends with "100%: Checks: 57, Failures: 0, Errors: 0".
 read -r u_total u_fail u_err < <(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' "$log/unit" | tail -1)
@@ -23,8 +47,8 @@ if [ "$u_total" -eq 0 ] || [ "$((i_pass + i_fail))" -eq 0 ]; then
 	echo "run-all.sh: a test runner reported no tests (unit: $u_total, integration: $((i_pass + i_fail)))" >&2
 	status=1
 fi
-failed=$((u_fail + u_err + i_fail))
-passed=$((u_total - u_fail - u_err + i_pass))
+failed=$((u_fail + u_err + i_fail + r_fail))
+passed=$((u_total - u_fail - u_err + i_pass + r_pass))
 [ "$failed" -eq 0 ] || status=1
 echo
 echo "tests: $passed passed, $failed failed"

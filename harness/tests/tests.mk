@@ -1,5 +1,5 @@
-# Tests: `make test` runs the Check unit tests and the integration tests and
-# ends with one line "tests: N passed, N failed".
+# Tests: `make test` runs the Check unit tests, the integration tests and the
+# RTL test benches, and ends with one line "tests: N passed, N failed".
 #
 #   make unit          Check unit tests (harness/tests/unit/*.c, one binary)
 #   make integration   harness/tests/integration/run.sh (tshark, scapy, CLI)
@@ -26,5 +26,6 @@ integration: deps-test $(ROCETEST)
 	bash harness/tests/integration/run.sh $(ROCETEST)
 
 # Runs both and totals their counts; fails if either fails.
-test: deps-test $(ROCETEST) $(UNIT_BIN)
-	bash harness/tests/run-all.sh $(UNIT_BIN) $(ROCETEST)
+# ... and the RTL test benches of dut/rtl.mk (Verilator; built and cached in build/rtl/).
+test: deps-test deps-rtl $(ROCETEST) $(UNIT_BIN) $(RTL_TB_BINS)
+	bash harness/tests/run-all.sh $(UNIT_BIN) $(ROCETEST) $(RTL_TB_BINS)
