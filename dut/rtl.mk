@@ -11,7 +11,7 @@
 
 RTL_DIR := dut/rtl
 RTL_SRCS := $(wildcard $(RTL_DIR)/*.v)
-RTL_MODULES := roce_icrc_insert roce_icrc_check roce_tx_frame
+RTL_MODULES := roce_icrc_insert roce_icrc_check roce_tx_frame roce_cm eth_arp
 RTL_WIDTHS := 64 512
 RTL_BUILD = $(BUILD)/rtl
 VERILATOR ?= verilator
@@ -50,10 +50,12 @@ RTL_TB_BINS = $(foreach m,$(RTL_MODULES),$(foreach w,$(RTL_WIDTHS),$(RTL_BUILD)/
 rtl-test: rtl-lint $(RTL_TB_BINS)
 	@for b in $(RTL_TB_BINS); do echo "rtl-test: $$b"; $$b || exit 1; done
 
+# stat lists each module of the hierarchy, then (if there are submodules) the
+# "design hierarchy" total: the last "Number of cells" is the whole design's.
 synth-check: deps-rtl
 	@mkdir -p $(RTL_BUILD)
 	@for m in $(RTL_MODULES); do \
 		$(YOSYS) -q -l $(RTL_BUILD)/synth-$$m.log -p "read_verilog -sv $(RTL_SRCS); chparam -set DATA_WIDTH 512 $$m; synth -top $$m; stat" \
 			>/dev/null || { tail -n 20 $(RTL_BUILD)/synth-$$m.log; exit 1; }; \
-		echo "synth-check: $$m (DATA_WIDTH 512): $$(grep -m1 'Number of cells' $(RTL_BUILD)/synth-$$m.log | tr -s ' ')"; \
+		echo "synth-check: $$m (DATA_WIDTH 512): $$(grep 'Number of cells' $(RTL_BUILD)/synth-$$m.log | tail -n 1 | tr -s ' ')"; \
 	done
