@@ -368,8 +368,9 @@ int rt_capture_writer_close(struct rt_capture_writer *w, struct rt_error *err)
 		rt_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
 		rc = -1;
 	}
-	pcap_dump_close(w->dumper);
+	pcap_dump_close(w->dumper);	/* closes the FILE: its buffer is free after this */
 	pcap_close(w->dead);
+	free(w->buffer);
 	free(w);
 	return rc;
 }
