@@ -84,13 +84,46 @@ static void check_opcode(const struct rt_packet *p, uint64_t frame, struct rt_ve
 				p->bth.opcode);
 }
 
+/* PKT-PAD, the part that makes a packet unusable: PadCnt fits and payload + pad is a multiple of 4. */
+static bool pad_fits(const struct rt_packet *p)
+{
+	return p->bth.pad <= p->data_len && p->data_len % 4 == 0;
+}
+
+/* PKT-LEN-FIRST-MIDDLE, -LAST, -ONLY: the payload its place in the message allows (pmtu 0: unknown). */
+static bool length_fits(enum rt_position position, uint32_t len, uint32_t pmtu)
+{
+	uint32_t limit = pmtu ? pmtu : MAX_PMTU;
+	switch (position) {
+	case RT_POS_FIRST:
+	case RT_POS_MIDDLE:
+		return !pmtu || len == pmtu;
+	case RT_POS_LAST:
+		return len >= 1 && len <= limit;
+	case RT_POS_ONLY:
+		return len <= limit;
+	case RT_POS_NONE:
+		break;
+	}
+	return true;
+}
+
+bool rt_payload_fits(const struct rt_packet *p, uint32_t pmtu)
+{
+	const struct rt_opcode_info *op = p->op;
+	if (!pad_fits(p) || ((op->position == RT_POS_FIRST || op->position == RT_POS_MIDDLE) && p->bth.pad))
+		return false;
+	if (!op->payload)
+		return p->data_len == 0;
+	return op->family == RT_FAMILY_CNP || length_fits(op->position, p->payload_len, pmtu);
+}
+
 static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pmtu, struct rt_verdicts *v)
 {
 	const struct rt_opcode_info *op = p->op;
 	uint32_t len = p->payload_len;
-	bool pad_fits = p->bth.pad <= p->data_len;
 
-	if (!pad_fits || p->data_len % 4 != 0)
+	if (!pad_fits(p))
 		rt_verdict_fail(v, RT_RULE_PKT_PAD, RT_SEV_ERROR, frame,
 				"%s: PadCnt %u with %u bytes of payload and pad (not a multiple of 4)", label(p),
 				p->bth.pad, p->data_len);
@@ -100,7 +133,7 @@ static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pm
 	else
 		rt_verdict_pass(v, RT_RULE_PKT_PAD);
 
-	if (p->bth.pad && pad_fits && !p->truncated) {
+	if (p->bth.pad && p->bth.pad <= p->data_len && !p->truncated) {
 		const uint8_t *pad = p->frame + p->payload_off + len;
 		bool zero = true;
 		for (unsigned i = 0; i < p->bth.pad; i++)
@@ -124,13 +157,14 @@ static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pm
 		return;	/* the CNP's 16 reserved bytes are PKT-CNP's business */
 
 	uint32_t limit = pmtu ? pmtu : MAX_PMTU;
+	bool fits = length_fits(op->position, len, pmtu);
 	switch (op->position) {
 	case RT_POS_FIRST:
 	case RT_POS_MIDDLE:
 		if (!pmtu)
 			rt_verdict_not_evaluated(v, RT_RULE_PKT_LEN_FIRST_MIDDLE);
 		else
-			EXPECT(v, RT_RULE_PKT_LEN_FIRST_MIDDLE, len == pmtu, frame,
+			EXPECT(v, RT_RULE_PKT_LEN_FIRST_MIDDLE, fits, frame,
 			       "%s payload %u bytes, PMTU is %u", label(p), len, pmtu);
 		break;
 	case RT_POS_LAST:
@@ -138,7 +172,7 @@ static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pm
 		/* Last carries 1..PMTU bytes, Only 0..PMTU: one check, two rules. */
 		bool last = op->position == RT_POS_LAST;
 		uint32_t least = last ? 1 : 0;
-		EXPECT(v, last ? RT_RULE_PKT_LEN_LAST : RT_RULE_PKT_LEN_ONLY, len >= least && len <= limit, frame,
+		EXPECT(v, last ? RT_RULE_PKT_LEN_LAST : RT_RULE_PKT_LEN_ONLY, fits, frame,
 		       "%s payload %u bytes, must be %u..%u%s", label(p), len, least, limit,
 		       pmtu ? " (the PMTU)" : " (the largest PMTU)");
 		break;

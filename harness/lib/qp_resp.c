@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "qp.h"
+#include "rocetest/check.h"
 
 #define SYNDROME_ACK(credits) ((uint8_t)(credits))
 #define SYNDROME_RNR(timer) ((uint8_t)(0x20 | (timer)))
@@ -179,22 +180,6 @@ static void ahead(struct rt_qp *qp)
 	s->nak_sent = true;
 }
 
-static bool payload_length_ok(const struct rt_qp *qp, const struct rt_packet *p)
-{
-	uint32_t len = p->payload_len, pmtu = qp->cfg.pmtu;
-	if ((p->data_len & 3) || p->bth.pad > p->data_len)
-		return false;
-	switch (p->op->position) {
-	case RT_POS_FIRST:
-	case RT_POS_MIDDLE:
-		return len == pmtu;
-	case RT_POS_LAST:
-		return len >= 1 && len <= pmtu;
-	default:
-		return len <= pmtu;
-	}
-}
-
 /* Takes the next receive buffer for a SEND (or the immediate of a WRITE); false: none posted. */
 static bool take_recv(struct rt_qp *qp)
 {
@@ -257,7 +242,7 @@ static bool message_packet(struct rt_qp *qp, const struct rt_packet *p)
 
 	/* Opcode sequence: a message opens with First/Only and goes on with Middle/Last of its family. */
 	if (starts != (s->msg_family == RT_FAMILY_OTHER) || (!starts && op->family != s->msg_family) ||
-	    !payload_length_ok(qp, p)) {
+	    !rt_payload_fits(p, qp->cfg.pmtu)) {
 		if (unreliable) {
 			s->msg_family = RT_FAMILY_OTHER;	/* UC drops the broken message */
 			return false;

@@ -3,6 +3,7 @@
 #ifndef ROCETEST_CHECK_H
 #define ROCETEST_CHECK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rocetest/packet.h"
@@ -24,6 +25,15 @@ void rt_check_packet(const struct rt_packet *p, uint64_t frame, uint32_t pmtu, s
  * recognised as RoCE at all.
  */
 int rt_malformed_rule(const struct rt_packet *p);
+
+/*
+ * The length rules as one predicate, for code that must act on them rather
+ * than report them (the model's responder NAKs what fails): PadCnt fits,
+ * payload + pad a multiple of 4, PadCnt 0 on First/Middle, no payload where
+ * the opcode carries none, and the payload its place in the message allows
+ * at this PMTU (PKT-PAD, PKT-LEN-*). pmtu 0: First/Middle not judged.
+ */
+bool rt_payload_fits(const struct rt_packet *p, uint32_t pmtu);
 
 /* True if n is one of the five IB path MTUs (256, 512, 1024, 2048, 4096). */
 static inline int rt_is_pmtu(uint32_t n)
