@@ -70,7 +70,8 @@
  *   OPEN / SEND_QP_INFO / MODIFY_QP_RTS, before CLOSE_QP clears them); every
  *   other byte zero. With no QP concerned (NO_QP, or a NAK for a QP not
  *   allocated) loc_qpn, loc_psn and rem_* are zero (QPN 0 is never ours).
- * 106 bytes: ceil(106 / KEEP_WIDTH) beats, tuser always 0.
+ * 106 bytes: ceil(106 / KEEP_WIDTH) beats, tuser always 0; the first 42
+ * (Ethernet, IPv4, UDP) come from eth_ipv4_udp_header.
  *
  * Counters (32 bits, wrapping): cm_frames every descriptor taken; cm_acks,
  * cm_naks, cm_no_qp every reply of that type.
@@ -206,6 +207,8 @@ localparam [15:0] CM_REPLY_PORT = 16'h8765;
 
 // Ethernet 14 + IPv4 20 + UDP 8 + CM payload 64
 localparam FRAME_BYTES = 106;
+localparam [15:0] IP_TOTAL_LENGTH = 16'd92;   // IPv4 20 + UDP 8 + 64
+localparam [15:0] UDP_LENGTH = 16'd72;        // UDP 8 + 64
 localparam BEATS = (FRAME_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
 localparam FRAME_WIDTH = BEATS * DATA_WIDTH;
 localparam LAST_BYTES = FRAME_BYTES - (BEATS - 1) * KEEP_WIDTH;
@@ -501,57 +504,32 @@ assign m_axis_tvalid = o_active_reg;
 assign m_axis_tlast = o_last_reg;
 assign m_axis_tuser = 1'b0;
 
+// Ethernet II / IPv4 / UDP: bytes 0-41
+wire [8*42-1:0] eth_ip_udp;
+
+eth_ipv4_udp_header eth_ipv4_udp_header_inst (
+    .dst_mac(b_mac_reg),
+    .src_mac(cfg_mac),
+    .src_ip(cfg_ip),
+    .dst_ip(b_ip_reg),
+    .ip_id(ip_id_reg),
+    .tos(8'd0),
+    .ip_total_length(IP_TOTAL_LENGTH),
+    .udp_src_port(CM_REPLY_PORT),
+    .udp_dst_port(b_port_reg),
+    .udp_length(UDP_LENGTH),
+    .header(eth_ip_udp)
+);
+
 reg [8*FRAME_BYTES-1:0] h;
-reg [19:0] csum_sum;
-reg [16:0] csum_fold1;
-reg [15:0] csum_fold2;
-reg [15:0] csum;
 reg [7:0] flags;
 
 always @* begin
-    // IPv4 header checksum: version/IHL 0x45, TOS 0, total length 92, ID,
-    // flags DF, TTL 64 / protocol 17, source, destination
-    csum_sum = 20'h04500
-             + 20'h0005C
-             + {4'd0, ip_id_reg}
-             + 20'h04000
-             + 20'h04011
-             + {4'd0, cfg_ip[31:16]} + {4'd0, cfg_ip[15:0]}
-             + {4'd0, b_ip_reg[31:16]} + {4'd0, b_ip_reg[15:0]};
-    csum_fold1 = {1'b0, csum_sum[15:0]} + {13'd0, csum_sum[19:16]};
-    csum_fold2 = csum_fold1[15:0] + {15'd0, csum_fold1[16]};
-    csum = ~csum_fold2;
-
     flags = {b_ack_reg, 1'b1, b_req_reg, 1'b1};
 
     // byte n in h[8*n +: 8]
     h = {8*FRAME_BYTES{1'b0}};
-    for (i = 0; i < 6; i = i + 1) begin
-        h[8*(0+i) +: 8] = b_mac_reg[8*(5-i) +: 8];
-        h[8*(6+i) +: 8] = cfg_mac[8*(5-i) +: 8];
-    end
-    h[8*12 +: 8] = 8'h08;
-    h[8*13 +: 8] = 8'h00;
-    // IPv4
-    h[8*14 +: 8] = 8'h45;
-    h[8*17 +: 8] = 8'd92;
-    h[8*18 +: 8] = ip_id_reg[15:8];
-    h[8*19 +: 8] = ip_id_reg[7:0];
-    h[8*20 +: 8] = 8'h40;
-    h[8*22 +: 8] = 8'd64;
-    h[8*23 +: 8] = 8'd17;
-    h[8*24 +: 8] = csum[15:8];
-    h[8*25 +: 8] = csum[7:0];
-    for (i = 0; i < 4; i = i + 1) begin
-        h[8*(26+i) +: 8] = cfg_ip[8*(3-i) +: 8];
-        h[8*(30+i) +: 8] = b_ip_reg[8*(3-i) +: 8];
-    end
-    // UDP (checksum 0)
-    h[8*34 +: 8] = CM_REPLY_PORT[15:8];
-    h[8*35 +: 8] = CM_REPLY_PORT[7:0];
-    h[8*36 +: 8] = b_port_reg[15:8];
-    h[8*37 +: 8] = b_port_reg[7:0];
-    h[8*39 +: 8] = 8'd72;
+    h[0 +: 8*42] = eth_ip_udp;
     // CM payload: payload byte n is frame byte 42 + n
     h[8*42 +: 8] = flags;
     for (i = 0; i < 3; i = i + 1) begin

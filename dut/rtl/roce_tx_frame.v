@@ -9,6 +9,7 @@
  *   appended by a later stage, checksum 0) / BTH (P_Key 0xFFFF, MigReq 0,
  *   PadCnt computed, TVer 0) / RETH / ImmDt (as the opcode says) / payload /
  *   0-3 zero pad bytes.
+ * The first 42 bytes (Ethernet, IPv4, UDP) come from eth_ipv4_udp_header.
  *
  * The headers are 54, 58, 70 or 74 bytes, so the payload lands at a byte
  * offset OFF = header_len mod KEEP_WIDTH that is never 0: each output beat
@@ -99,6 +100,7 @@ localparam BASE_HDR_BYTES = 54;     // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12
 localparam RETH_BYTES = 16;
 localparam IMM_BYTES = 4;
 localparam MAX_HDR_BYTES = BASE_HDR_BYTES + RETH_BYTES + IMM_BYTES;
+localparam [15:0] ROCE_UDP_PORT = 16'd4791;
 
 // header kinds: {RETH, ImmDt}
 localparam HDR0 = BASE_HDR_BYTES;
@@ -303,14 +305,11 @@ reg [13:0] bld_padded;
 reg [15:0] bld_ip_len;
 reg [15:0] bld_udp_len;
 reg [15:0] bld_ext_len;
-reg [19:0] csum_sum;
-reg [16:0] csum_fold1;
-reg [15:0] csum_fold2;
-reg [15:0] bld_csum;
 reg [2:0] bld_ops;
 reg [8*MAX_HDR_BYTES-1:0] h;
 integer i;
 
+// header kind and lengths
 always @* begin
     bld_ops = opcode_table(d_opcode);
     bld_err = !bld_ops[2];
@@ -325,52 +324,29 @@ always @* begin
 
     // from the tail beat on: OFF header bytes, the payload and the pad
     bld_rem = kind_off(bld_kind) + bld_padded;
+end
 
-    // IPv4 header checksum
-    csum_sum = {4'd0, 8'h45, d_tos}
-             + {4'd0, bld_ip_len}
-             + {4'd0, d_ip_id}
-             + 20'h04000            // flags: DF
-             + 20'h04011            // TTL 64, protocol 17
-             + {4'd0, d_src_ip[31:16]} + {4'd0, d_src_ip[15:0]}
-             + {4'd0, d_dst_ip[31:16]} + {4'd0, d_dst_ip[15:0]};
-    csum_fold1 = {1'b0, csum_sum[15:0]} + {13'd0, csum_sum[19:16]};
-    csum_fold2 = csum_fold1[15:0] + {15'd0, csum_fold1[16]};
-    bld_csum = ~csum_fold2;
+// Ethernet II / IPv4 / UDP: bytes 0-41
+wire [8*42-1:0] bld_eth_ip_udp;
 
-    // the header bytes, byte n in h[8*n +: 8]
+eth_ipv4_udp_header eth_ipv4_udp_header_inst (
+    .dst_mac(d_dst_mac),
+    .src_mac(d_src_mac),
+    .src_ip(d_src_ip),
+    .dst_ip(d_dst_ip),
+    .ip_id(d_ip_id),
+    .tos(d_tos),
+    .ip_total_length(bld_ip_len),
+    .udp_src_port(d_udp_sport),
+    .udp_dst_port(ROCE_UDP_PORT),
+    .udp_length(bld_udp_len),
+    .header(bld_eth_ip_udp)
+);
+
+// the header bytes, byte n in h[8*n +: 8]
+always @* begin
     h = {8*MAX_HDR_BYTES{1'b0}};
-    for (i = 0; i < 6; i = i + 1) begin
-        h[8*(0+i) +: 8] = d_dst_mac[8*(5-i) +: 8];
-        h[8*(6+i) +: 8] = d_src_mac[8*(5-i) +: 8];
-    end
-    h[8*12 +: 8] = 8'h08;
-    h[8*13 +: 8] = 8'h00;
-    // IPv4
-    h[8*14 +: 8] = 8'h45;
-    h[8*15 +: 8] = d_tos;
-    h[8*16 +: 8] = bld_ip_len[15:8];
-    h[8*17 +: 8] = bld_ip_len[7:0];
-    h[8*18 +: 8] = d_ip_id[15:8];
-    h[8*19 +: 8] = d_ip_id[7:0];
-    h[8*20 +: 8] = 8'h40;
-    h[8*21 +: 8] = 8'h00;
-    h[8*22 +: 8] = 8'd64;
-    h[8*23 +: 8] = 8'd17;
-    h[8*24 +: 8] = bld_csum[15:8];
-    h[8*25 +: 8] = bld_csum[7:0];
-    for (i = 0; i < 4; i = i + 1) begin
-        h[8*(26+i) +: 8] = d_src_ip[8*(3-i) +: 8];
-        h[8*(30+i) +: 8] = d_dst_ip[8*(3-i) +: 8];
-    end
-    // UDP
-    h[8*34 +: 8] = d_udp_sport[15:8];
-    h[8*35 +: 8] = d_udp_sport[7:0];
-    h[8*36 +: 8] = 8'h12;               // 4791
-    h[8*37 +: 8] = 8'hB7;
-    h[8*38 +: 8] = bld_udp_len[15:8];
-    h[8*39 +: 8] = bld_udp_len[7:0];
-    // checksum bytes 40, 41 stay 0
+    h[0 +: 8*42] = bld_eth_ip_udp;
     // BTH
     h[8*42 +: 8] = d_opcode;
     h[8*43 +: 8] = {d_se, 1'b0, bld_pad, 4'h0};
