@@ -95,7 +95,7 @@ enum rt_qp_bug {
 	/* Requester behaviour. */
 	RT_BUG_SHORT_FIRST,	/* the First packet of a message carries PMTU/2 bytes */
 	RT_BUG_NO_FIRST,	/* a multi-packet SEND starts with a Middle opcode */
-	RT_BUG_INTERLEAVE,	/* the next SEND goes out between a WRITE's First and its Last */
+	RT_BUG_INTERLEAVE,	/* a SEND Only goes out where a WRITE's Middle/Last belongs (same PSN and size) */
 	RT_BUG_SKIP_PSN,	/* one PSN is never used */
 	RT_BUG_RETH_LENGTH,	/* a WRITE's RETH says 4 bytes more than its payloads carry */
 	RT_BUG_GO_BACK_WRONG,	/* after a NAK sequence error, resend from the PSN after the NAK's */
