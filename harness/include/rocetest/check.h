@@ -31,7 +31,8 @@ int rt_malformed_rule(const struct rt_packet *p);
  * than report them (the model's responder NAKs what fails): PadCnt fits,
  * payload + pad a multiple of 4, PadCnt 0 on First/Middle, no payload where
  * the opcode carries none, and the payload its place in the message allows
- * at this PMTU (PKT-PAD, PKT-LEN-*). pmtu 0: First/Middle not judged.
+ * at this PMTU (PKT-PAD, PKT-LEN-FIRST-MIDDLE, PKT-LEN-LAST, PKT-LEN-ONLY, PKT-LEN-NO-PAYLOAD).
+ * pmtu 0: First/Middle not judged.
  */
 bool rt_payload_fits(const struct rt_packet *p, uint32_t pmtu);
 
