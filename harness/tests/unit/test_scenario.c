@@ -753,7 +753,7 @@ static const struct bad bad_inputs[] = {
 	{ "expect clean\nexpect PKT-ICRC frame=1", L2 "expect: ", "a violation, but line 1 expects clean" },
 	{ "expect PKT-ICRC frame=1\nexpect clean", L2 "expect: ", "clean, but line 1 expects a violation" },
 	{ "expect clean frame=2", L1 "expect: ", "frame= goes with a rule ID" },
-	{ "expect PKT-ICRX", L1 "expect: ", "unknown rule 'PKT-ICRX'" },
+	{ "expect XYZ-ICRC", L1 "expect: ", "unknown rule 'XYZ-ICRC'" },
 	{ "expect PKT-ICRC frame=0", L1 "expect: frame: ", "out of range" },
 	{ "expect PKT-ICRC", L1 "expect: ", "PKT-ICRC without frame= names the frame carrying the bug, but there is no bug line" },
 	{ "bug a frobnicate", L1 "bug: ", "unknown bug 'frobnicate' (bugs: bad-icrc, bad-pad, tver," },
