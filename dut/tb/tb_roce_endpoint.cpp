@@ -38,6 +38,7 @@
 #include <verilated.h>
 
 #include "Vroce_endpoint.h"
+#include "wr_tb.h"
 #include "axis_tb.h"
 
 #include <cstdint>
@@ -241,18 +242,6 @@ static std::vector<uint8_t> arp_request()
 // ---------------------------------------------------------------------------
 // Tests
 
-struct Wr {
-	int qp;
-	int op;		// 0 SEND, 1 SEND_IMM, 2 WRITE, 3 WRITE_IMM
-	uint64_t laddr;
-	uint32_t len;
-	uint64_t rva;
-	uint32_t rkey;
-	uint32_t imm;
-	uint64_t id;
-	int expect;
-};
-
 struct TxMeta {
 	int qp;
 	int op;
@@ -440,15 +429,7 @@ static void step()
 	top->s_mem_axis_tvalid = mem_beat;
 	if (!wr_q.empty()) {
 		const Wr &w = wr_q.front();
-		top->s_wr_valid = 1;
-		top->s_wr_qp = (uint8_t)w.qp;
-		top->s_wr_opcode = (uint8_t)w.op;
-		top->s_wr_local_addr = w.laddr;
-		top->s_wr_length = w.len;
-		top->s_wr_remote_va = w.rva;
-		top->s_wr_rkey = w.rkey;
-		top->s_wr_imm = w.imm;
-		top->s_wr_wr_id = w.id;
+		drive_wr(top, w);
 	} else {
 		top->s_wr_valid = 0;
 	}

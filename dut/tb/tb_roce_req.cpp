@@ -34,6 +34,7 @@
 #include <verilated.h>
 
 #include "Vroce_req.h"
+#include "wr_tb.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -131,18 +132,6 @@ struct QpCfg {
 	uint32_t recv_posted = RQ_DEPTH;	// receive buffers posted at the start
 	int min_rnr_timer = 1;
 	int post_after_rnr = -1;	// post RQ_DEPTH buffers once this many RNR NAKs were sent
-};
-
-struct Wr {
-	int qp;
-	int op;			// 0 SEND, 1 SEND_IMM, 2 WRITE, 3 WRITE_IMM
-	uint64_t laddr;
-	uint32_t len;
-	uint64_t rva;
-	uint32_t rkey;
-	uint32_t imm;
-	uint64_t id;
-	int expect;		// completion status
 };
 
 struct Test {
@@ -450,15 +439,7 @@ static Result run(Test &t)
 		// inputs for this cycle
 		if (!to_post.empty() && urand() < 0.8) {
 			const Wr &w = to_post.front();
-			top->s_wr_valid = 1;
-			top->s_wr_qp = (uint8_t)w.qp;
-			top->s_wr_opcode = (uint8_t)w.op;
-			top->s_wr_local_addr = w.laddr;
-			top->s_wr_length = w.len;
-			top->s_wr_remote_va = w.rva;
-			top->s_wr_rkey = w.rkey;
-			top->s_wr_imm = w.imm;
-			top->s_wr_wr_id = w.id;
+			drive_wr(top, w);
 		} else {
 			top->s_wr_valid = 0;
 		}

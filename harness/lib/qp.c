@@ -7,15 +7,11 @@
 #include <string.h>
 
 #include "qp.h"
+#include "rocetest/check.h"
 #include "rocetest/icrc.h"
 
 /* DCQCN's notification point sends at most one CNP per QP in this interval. */
 #define CNP_INTERVAL_NS 50000
-
-static bool power_of_two_mtu(uint32_t pmtu)
-{
-	return pmtu == 256 || pmtu == 512 || pmtu == 1024 || pmtu == 2048 || pmtu == 4096;
-}
 
 static int validate(const struct rt_qp_config *c, struct rt_error *err)
 {
@@ -27,7 +23,7 @@ static int validate(const struct rt_qp_config *c, struct rt_error *err)
 		rt_error_set(err, "IP version %u: 4 or 6", c->ip_version);
 		return -1;
 	}
-	if (!power_of_two_mtu(c->pmtu)) {
+	if (!rt_is_pmtu(c->pmtu)) {
 		rt_error_set(err, "PMTU %u: one of 256, 512, 1024, 2048, 4096", c->pmtu);
 		return -1;
 	}

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocetest/check.h"
 #include "rocetest/opcode.h"
 
 /*
@@ -472,7 +473,7 @@ static int apply_pmtu(struct parser *p, const struct line *l)
 	uint64_t v = 0;
 	if (get_uint(p, NULL, l->word[0], 0, UINT64_MAX, &v))
 		return -1;
-	if (v < 256 || v > 4096 || (v & (v - 1)))
+	if (v > UINT32_MAX || !rt_is_pmtu((uint32_t)v))
 		return fail(p, Q " is not 256, 512, 1024, 2048 or 4096", l->word[0]);
 	node_cfg(p, 0)->pmtu = node_cfg(p, 1)->pmtu = (uint32_t)v;
 	return 0;
