@@ -15,28 +15,8 @@
 #include <stdint.h>
 
 #include "rocetest/error.h"
+#include "rocetest/wire.h"
 #include "rocetest/model.h"
-
-enum rt_fault_kind {
-	RT_FAULT_DROP,		/* the frame never arrives */
-	RT_FAULT_DUPLICATE,	/* it arrives twice */
-	RT_FAULT_REORDER,	/* it arrives after the frame sent next */
-	RT_FAULT_DELAY,		/* it arrives delay_ns later than it would */
-	RT_FAULT_CORRUPT,	/* one payload (or header) byte flipped: the ICRC no longer matches */
-	RT_FAULT_MARK_CE,	/* IP ECN set to CE (the ICRC does not cover it) */
-};
-const char *rt_fault_kind_name(enum rt_fault_kind k);
-
-/* A fault hits frames of one direction chosen by number or by PSN. */
-struct rt_fault {
-	enum rt_fault_kind kind;
-	uint8_t dir;		/* 0: a to b, 1: b to a */
-	bool by_psn;
-	uint32_t first, last;	/* !by_psn: frame numbers in that direction, 1-based, inclusive */
-	uint32_t psn;		/* by_psn: the BTH PSN ... */
-	uint32_t count;		/* ... of the first count frames that carry it */
-	int64_t delay_ns;	/* DELAY */
-};
 
 /* Where the capture is taken. */
 enum rt_tap {
@@ -44,8 +24,6 @@ enum rt_tap {
 	RT_TAP_A,		/* at a's port: a's frames as sent, b's as they arrive */
 	RT_TAP_B,		/* at b's port */
 };
-
-#define RT_SIM_MAX_FAULTS 16
 
 struct rt_sim_config {
 	struct rt_qp_config node[2];
@@ -103,17 +81,6 @@ enum rt_sim_end {
 enum rt_sim_end rt_sim_run(struct rt_sim *sim, rt_tap_fn tap, void *ctx, struct rt_error *err);
 int64_t rt_sim_now(const struct rt_sim *sim);
 
-/* Counters of the link, per direction. */
-struct rt_link_stats {
-	uint64_t frames;
-	uint64_t dropped;
-	uint64_t duplicated;
-	uint64_t reordered;
-	uint64_t delayed;
-	uint64_t corrupted;
-	uint64_t marked;
-	uint64_t overflow;	/* dropped because the in-flight queue was full */
-};
 const struct rt_link_stats *rt_sim_link_stats(const struct rt_sim *sim, unsigned dir);
 
 #endif
