@@ -1,7 +1,9 @@
 # rocetest: RoCEv2 conformance and interop test harness.
 #
 #   make            the library and build/bin/rocetest
-#   make demo       the main job: generate, show, verify and check a capture, then check ../shared
+#   make conformance  the main job: every conformance suite against the FPGA endpoint of dut/
+#                   (Verilator model), reports in reports/runs/<time>/ and reports/runs/latest
+#   make demo       the checker demo: generate, show, verify and check a capture, then check ../shared
 #   make test       unit tests (Check) and integration tests (tshark, scapy, CLI)
 #   make fuzz       libFuzzer + ASan/UBSan on the parser and the capture reader
 #   make sanitize   the unit tests built with ASan/UBSan
@@ -19,8 +21,8 @@ CC ?= cc
 OPT ?= -O2
 SAN_FLAGS ?=
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	-Iharness/include -Ireports $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
-LDLIBS_COMMON = $(PCAP_LIBS) $(DEFLATE_LIBS) $(SAN_FLAGS)
+	-Iharness/include -Ireports -Idut/sim $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
+LDLIBS_COMMON = $(PCAP_LIBS) $(DEFLATE_LIBS) -lm $(SAN_FLAGS)
 
 LIB_SRCS := $(wildcard harness/lib/*.c)
 CLI_SRCS := $(wildcard harness/cli/*.c)
@@ -34,7 +36,7 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean demo test unit integration fuzz sanitize bench deps-test help vectors
+.PHONY: all clean conformance demo test unit integration fuzz sanitize bench deps-test help vectors
 .DEFAULT_GOAL := all
 
 # The configuration (and the Debian packages behind it) comes first: make
@@ -71,11 +73,25 @@ deps-test:
 
 # rtl.mk first: tests.mk's `test` needs its list of RTL test benches.
 -include dut/rtl.mk
+-include dut/sim.mk
 -include harness/tests/tests.mk
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
 
-# The main job: generate a small RC capture with valid ICRCs, show it, check
+# The main job: every suite of `rocetest run` against the Verilator model of
+# the FPGA endpoint; JUnit, summary.json, the HTML report (goodput plot, per
+# test its capture and check report with ladder diagrams) in
+# reports/runs/<UTC time>/, reports/runs/latest pointing at it. Fails when a
+# test fails. SEED=N changes the seed (default 1).
+SEED ?= 1
+RUNS_DIR = reports/runs
+conformance: $(ROCETEST) dut-sim
+	@stamp=$$(date -u +%Y%m%dT%H%M%SZ); mkdir -p $(RUNS_DIR); \
+	$(ROCETEST) run --dut sim --seed $(SEED) --report $(RUNS_DIR)/$$stamp; rc=$$?; \
+	if [ -f $(RUNS_DIR)/$$stamp/summary.json ]; then ln -sfn $$stamp $(RUNS_DIR)/latest; fi; \
+	echo "conformance: report in $(RUNS_DIR)/$$stamp/index.html (also $(RUNS_DIR)/latest/)"; exit $$rc
+
+# A demo of the checker: generate a small RC capture with valid ICRCs, show it, check
 # it against the rule catalogue with all three reports; run a scenario (a lost
 # packet, NAK, go-back-N) through the reference model and check it; then check
 # every real capture in ../shared when it is there (each must be conformant).
@@ -102,7 +118,7 @@ vectors: $(ROCETEST)
 	bash harness/scripts/make-vectors.sh $(ROCETEST) vectors
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,15p' Makefile
 
 clean:
 	rm -rf build

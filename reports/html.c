@@ -84,51 +84,9 @@ struct hfile {
 
 /* ---- Page frame --------------------------------------------------------- */
 
+/* What only this page draws; the look it shares with the run report is rt_rep_html_css (util.c). */
 static const char css[] =
-	":root{--ok:#1b7f3b;--bad:#c62828;--warn:#9a6700;--muted:#5f6b76;--line:#d9dee4;--bg2:#f4f6f8}\n"
-	"*{box-sizing:border-box}\n"
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;"
-	"color:#1d2328;background:#fff;margin:0 auto;max-width:1120px;padding:20px 28px 60px}\n"
-	"h1{font-size:23px;margin:6px 0 2px}h1 .files{font-weight:400;color:var(--muted);word-break:break-all}\n"
-	"h2{font-size:20px;margin:34px 0 12px;padding-bottom:5px;border-bottom:2px solid var(--line);"
-	"word-break:break-all}\n"
-	"h3{font-size:16px;margin:28px 0 8px}\n"
-	".sub{color:var(--muted);font-size:13px}\n"
-	".summary{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap;margin:14px 0}\n"
-	".verdict{color:#fff;font-size:46px;font-weight:800;letter-spacing:3px;line-height:1.1;"
-	"padding:16px 34px 12px;border-radius:12px;text-align:center;min-width:200px}\n"
-	".verdict small{display:block;font-size:13px;font-weight:500;letter-spacing:0;margin-top:4px;opacity:.95}\n"
-	".verdict.pass{background:var(--ok)}.verdict.fail{background:var(--bad)}\n"
-	"table{border-collapse:collapse}\n"
-	"table.kv th,table.kv td{padding:2px 14px 2px 0;text-align:left;vertical-align:top}\n"
-	"table.kv th{font-weight:500;color:var(--muted);white-space:nowrap}\n"
-	"table.kv td{font-variant-numeric:tabular-nums}\n"
-	"table.kv caption{text-align:left;font-weight:600;padding-bottom:3px}\n"
-	"table.grid{width:100%;font-size:13px;margin:4px 0}\n"
-	"table.grid th{background:var(--bg2);text-align:left;padding:5px 8px;border-bottom:2px solid var(--line);"
-	"white-space:nowrap}\n"
-	"table.grid td{padding:3px 8px;border-bottom:1px solid var(--line);vertical-align:top}\n"
-	"table.grid tr:hover td{background:#fafbfc}\n"
-	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.nw{white-space:nowrap}\n"
-	"td.text{color:var(--muted);font-size:12px;max-width:0;width:45%;white-space:nowrap;overflow:hidden;"
-	"text-overflow:ellipsis}\n"
-	"td.msg{word-break:break-word}\n"
-	".mono,code{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,'DejaVu Sans Mono',monospace;"
-	"font-size:12.5px}\n"
-	".st{display:inline-block;font-size:12px;font-weight:700;padding:0 8px;border-radius:9px;white-space:nowrap}\n"
-	".st-pass{background:#e2f3e7;color:var(--ok)}.st-fail{background:#fde2e2;color:var(--bad)}"
-	".st-not_evaluated{background:#eceff2;color:#55626e}.st-warn{background:#fff1cc;color:var(--warn)}"
-	".st-none{color:#8a949e;font-weight:500}\n"
-	"td.id{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,'DejaVu Sans Mono',monospace;"
-	"font-size:12.5px;white-space:nowrap}\n"
 	".sev-error{color:#3a444d}.sev-warning{color:var(--warn)}\n"
-	".nz{color:var(--bad);font-weight:700}\n"
-	".more{color:var(--muted);font-style:italic;margin:6px 0}\n"
-	".badge{display:inline-block;font-size:12px;font-weight:500;padding:0 8px;margin:2px 4px 2px 0;"
-	"border-radius:10px;background:var(--bg2);border:1px solid var(--line);white-space:nowrap}\n"
-	".badge.err{background:#fde2e2;border-color:#f1b0b0;color:var(--bad);font-weight:700}\n"
-	".badge.warn{background:#fff1cc;border-color:#f0d58a;color:var(--warn);font-weight:700}\n"
-	".badge.ok{background:#e2f3e7;border-color:#a9d8b6;color:var(--ok);font-weight:700}\n"
 	"ul.notes{background:#fff8e1;border-left:4px solid #f2c14e;margin:8px 0;padding:6px 12px 6px 30px}\n"
 	"details.flow{border:1px solid var(--line);border-radius:10px;margin:14px 0;padding:0 16px 12px}\n"
 	"details.flow.bad{border-left:5px solid var(--bad)}details.flow.warned{border-left:5px solid #f2c14e}\n"
@@ -146,17 +104,11 @@ static const char css[] =
 	"svg .arrow{stroke-width:1.6;fill:none}svg .thick{stroke-width:3.2}svg .dash{stroke-dasharray:7 4}\n"
 	"svg .issue{font-weight:700}svg .icrc{fill:#d32f2f;font-weight:700}\n"
 	"svg .mark{fill:#d32f2f}svg .marktext{fill:#fff;font-weight:800;font-size:11px}\n"
-	"ul.legend{list-style:none;padding:0;margin:6px 0;display:flex;flex-wrap:wrap;gap:4px 18px;font-size:12.5px}\n"
-	"ul.legend li{display:flex;align-items:center;gap:6px}\n"
 	".tools{display:none;margin:6px 0}.js .tools{display:block}\n"
 	".tools button{font:inherit;font-size:12.5px;padding:2px 10px;margin-right:6px;border:1px solid var(--line);"
 	"background:var(--bg2);border-radius:6px;cursor:pointer}\n"
-	"a{color:#1f5fa8;text-decoration:none}a:hover{text-decoration:underline}\n"
-	"@media print{body{max-width:none;padding:0;font-size:11px}.tools{display:none!important}"
-	"details.flow{border-width:1px 0 0;border-radius:0;padding:0}table.grid tr{break-inside:avoid}"
-	".text{display:none}"
-	"h2,h3,summary{break-after:avoid}.verdict,.st,.badge,ul.notes,svg{-webkit-print-color-adjust:exact;"
-	"print-color-adjust:exact}}\n";
+	"@media print{.tools{display:none!important}details.flow{border-width:1px 0 0;border-radius:0;padding:0}"
+	"summary{break-after:avoid}ul.notes{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
 
 static void write_kind_css(FILE *out)
 {
@@ -190,14 +142,10 @@ static void write_title(FILE *out, const struct rt_report_file *files, size_t n)
 
 static void write_head(FILE *out, const struct rt_report_file *files, size_t n)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<meta name=\"generator\" content=\"rocetest check\">\n<title>rocetest check: ",
-	      out);
+	rt_rep_html_open(out, "rocetest check", true);
+	fputs("rocetest check: ", out);
 	write_title(out, files, n);
-	fprintf(out, "</title>\n<style>\n%s", css);
+	fprintf(out, "</title>\n<style>\n%s%s", rt_rep_html_css, css);
 	write_kind_css(out);
 	fputs("</style>\n<script>\ndocument.documentElement.className = 'js';\n"
 	      "function rtFold(open) {\n"
@@ -211,10 +159,10 @@ static void write_head(FILE *out, const struct rt_report_file *files, size_t n)
 
 static void verdict_box(FILE *out, uint64_t errors, uint64_t warnings)
 {
-	fprintf(out,
-		"<div class=\"verdict %s\">%s<small>%" PRIu64 " error%s, %" PRIu64 " warning%s</small></div>\n",
-		errors ? "fail" : "pass", errors ? "FAIL" : "PASS", errors, errors == 1 ? "" : "s", warnings,
-		warnings == 1 ? "" : "s");
+	char detail[80];
+	snprintf(detail, sizeof detail, "%" PRIu64 " error%s, %" PRIu64 " warning%s", errors, errors == 1 ? "" : "s",
+		 warnings, warnings == 1 ? "" : "s");
+	rt_rep_html_verdict(out, !errors, errors ? "FAIL" : "PASS", detail);
 }
 
 static void kv_u64(FILE *out, const char *key, uint64_t value, bool alarm)
@@ -252,24 +200,12 @@ static void rule_status_cell(FILE *out, const struct rt_check_config *cfg, const
 	}
 }
 
-static void count_cell(FILE *out, uint64_t v, bool alarm)
-{
-	fprintf(out, "<td class=\"n%s\">%" PRIu64 "</td>", alarm && v ? " nz" : "", v);
-}
-
 static void flow_link(FILE *out, const struct hfile *hf, uint32_t flow)
 {
 	if (flow)
 		fprintf(out, "<a href=\"#f%zu-flow%" PRIu32 "\">%" PRIu32 "</a>", hf->number, flow, flow);
 	else
 		fputs("&#8212;", out);
-}
-
-static void plural_badge(FILE *out, const char *cls, uint64_t n, const char *one, const char *many)
-{
-	if (n)
-		fprintf(out, "<span class=\"badge%s%s\">%" PRIu64 " %s</span>", cls ? " " : "", cls ? cls : "", n,
-			n == 1 ? one : many);
 }
 
 /* ---- Summary, rules, violations --------------------------------------------- */
@@ -342,9 +278,9 @@ static void write_rule_table(FILE *out, const struct hfile *hf)
 		const struct rt_rule_info *ri = rt_rule_info((enum rt_rule)r);
 		fprintf(out, "<tr><td class=\"id\">%s</td><td class=\"sev-%s\">%s</td>", ri->id,
 			rt_severity_name(ri->severity), rt_severity_name(ri->severity));
-		count_cell(out, t->checked[r], false);
-		count_cell(out, t->violations[r], true);
-		count_cell(out, t->not_evaluated[r], false);
+		rt_rep_html_count_cell(out, t->checked[r], false);
+		rt_rep_html_count_cell(out, t->violations[r], true);
+		rt_rep_html_count_cell(out, t->not_evaluated[r], false);
 		rule_status_cell(out, cfg, t, (enum rt_rule)r);
 		/* One line per rule, cut with an ellipsis; the full text on hover. Left out in print (rules.md has it). */
 		fputs("<td class=\"text\" title=\"", out);
@@ -634,18 +570,18 @@ static void flow_summary_line(FILE *out, const struct rt_flow_info *f)
 	fputs(f->paired ? " &#8660; " : " &#8594; ", out);
 	rt_rep_xml(out, rt_rep_side_shown(f, 1) ? b : "(no reply seen)");
 	fputs("</span><br>", out);
-	plural_badge(out, f->errors ? "err" : NULL, f->errors, "error", "errors");
-	plural_badge(out, "warn", f->warnings, "warning", "warnings");
+	rt_rep_html_badge(out, f->errors ? "err" : NULL, f->errors, "error", "errors");
+	rt_rep_html_badge(out, "warn", f->warnings, "warning", "warnings");
 	if (!f->errors && !f->warnings)
 		fputs("<span class=\"badge ok\">conformant</span>", out);
-	plural_badge(out, NULL, f->packets, "packet", "packets");
+	rt_rep_html_badge(out, NULL, f->packets, "packet", "packets");
 	fprintf(out, "<span class=\"badge\">frames %" PRIu64 "&#8211;%" PRIu64 "</span>", f->first_frame,
 		f->last_frame);
-	plural_badge(out, NULL, f->naks, "NAK", "NAKs");
-	plural_badge(out, NULL, f->rnr_naks, "RNR NAK", "RNR NAKs");
-	plural_badge(out, NULL, f->retransmissions, "retransmission", "retransmissions");
-	plural_badge(out, NULL, f->cnps, "CNP", "CNPs");
-	plural_badge(out, "err", f->bad_icrc, "bad ICRC", "bad ICRCs");
+	rt_rep_html_badge(out, NULL, f->naks, "NAK", "NAKs");
+	rt_rep_html_badge(out, NULL, f->rnr_naks, "RNR NAK", "RNR NAKs");
+	rt_rep_html_badge(out, NULL, f->retransmissions, "retransmission", "retransmissions");
+	rt_rep_html_badge(out, NULL, f->cnps, "CNP", "CNPs");
+	rt_rep_html_badge(out, "err", f->bad_icrc, "bad ICRC", "bad ICRCs");
 	fputs("</summary>\n", out);
 }
 
@@ -712,9 +648,9 @@ static void flow_rules(FILE *out, const struct hfile *hf, const struct rt_flow_i
 		uint64_t errors, warnings;
 		rt_rep_split(hf->ix, f->id, (enum rt_rule)r, rc->violations[r], &errors, &warnings);
 		fprintf(out, "<tr><td class=\"id\">%s</td>", rt_rule_info((enum rt_rule)r)->id);
-		count_cell(out, rc->checked[r], false);
-		count_cell(out, rc->violations[r], errors != 0);
-		count_cell(out, rc->not_evaluated[r], false);
+		rt_rep_html_count_cell(out, rc->checked[r], false);
+		rt_rep_html_count_cell(out, rc->violations[r], errors != 0);
+		rt_rep_html_count_cell(out, rc->not_evaluated[r], false);
 		if (rc->violations[r] && !errors)
 			fputs("<td><span class=\"st st-warn\">warning</span></td>", out);
 		else
@@ -796,9 +732,9 @@ static void write_overview(FILE *out, const struct rt_report_file *files, size_t
 		rt_rep_xml(out, files[i].file);
 		fputs("</a></td>", out);
 		status_cell(out, t->errors ? "fail" : "pass");
-		count_cell(out, t->roce_packets, false);
-		count_cell(out, t->errors, true);
-		count_cell(out, t->warnings, false);
+		rt_rep_html_count_cell(out, t->roce_packets, false);
+		rt_rep_html_count_cell(out, t->errors, true);
+		rt_rep_html_count_cell(out, t->warnings, false);
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n</div>\n", out);

@@ -118,6 +118,100 @@ void rt_rep_xmlf(FILE *out, const char *fmt, ...)
 	free(big);
 }
 
+void rt_rep_json_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.15g", v);
+	else
+		fputs("null", out);
+}
+
+/* ---- HTML pages ---------------------------------------------------------- */
+
+const char rt_rep_html_css[] =
+	":root{--ok:#1b7f3b;--bad:#c62828;--warn:#9a6700;--muted:#5f6b76;--line:#d9dee4;--bg2:#f4f6f8}\n"
+	"*{box-sizing:border-box}\n"
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;"
+	"color:#1d2328;background:#fff;margin:0 auto;max-width:1120px;padding:20px 28px 60px}\n"
+	"h1{font-size:23px;margin:6px 0 2px}h1 .files{font-weight:400;color:var(--muted);word-break:break-all}\n"
+	"h2{font-size:20px;margin:34px 0 12px;padding-bottom:5px;border-bottom:2px solid var(--line);"
+	"word-break:break-all}\n"
+	"h3{font-size:16px;margin:28px 0 8px}\n"
+	".sub{color:var(--muted);font-size:13px}\n"
+	".summary{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap;margin:14px 0}\n"
+	".verdict{color:#fff;font-size:46px;font-weight:800;letter-spacing:3px;line-height:1.1;"
+	"padding:16px 34px 12px;border-radius:12px;text-align:center;min-width:200px}\n"
+	".verdict small{display:block;font-size:13px;font-weight:500;letter-spacing:0;margin-top:4px;opacity:.95}\n"
+	".verdict.pass{background:var(--ok)}.verdict.fail{background:var(--bad)}\n"
+	"table{border-collapse:collapse}\n"
+	"table.kv th,table.kv td{padding:2px 14px 2px 0;text-align:left;vertical-align:top}\n"
+	"table.kv th{font-weight:500;color:var(--muted);white-space:nowrap}\n"
+	"table.kv td{font-variant-numeric:tabular-nums}\n"
+	"table.kv caption{text-align:left;font-weight:600;padding-bottom:3px}\n"
+	"table.grid{width:100%;font-size:13px;margin:4px 0}\n"
+	"table.grid th{background:var(--bg2);text-align:left;padding:5px 8px;border-bottom:2px solid var(--line);"
+	"white-space:nowrap}\n"
+	"table.grid td{padding:3px 8px;border-bottom:1px solid var(--line);vertical-align:top}\n"
+	"table.grid tr:hover td{background:#fafbfc}\n"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.nw{white-space:nowrap}\n"
+	"td.text{color:var(--muted);font-size:12px;max-width:0;width:45%;white-space:nowrap;overflow:hidden;"
+	"text-overflow:ellipsis}\n"
+	"td.msg{word-break:break-word}\n"
+	".mono,code{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,'DejaVu Sans Mono',monospace;"
+	"font-size:12.5px}\n"
+	".st{display:inline-block;font-size:12px;font-weight:700;padding:0 8px;border-radius:9px;white-space:nowrap}\n"
+	".st-pass{background:#e2f3e7;color:var(--ok)}.st-fail{background:#fde2e2;color:var(--bad)}"
+	".st-not_evaluated{background:#eceff2;color:#55626e}.st-warn{background:#fff1cc;color:var(--warn)}"
+	".st-none{color:#8a949e;font-weight:500}\n"
+	"td.id{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,'DejaVu Sans Mono',monospace;"
+	"font-size:12.5px;white-space:nowrap}\n"
+	".nz{color:var(--bad);font-weight:700}\n"
+	".more{color:var(--muted);font-style:italic;margin:6px 0}\n"
+	".badge{display:inline-block;font-size:12px;font-weight:500;padding:0 8px;margin:2px 4px 2px 0;"
+	"border-radius:10px;background:var(--bg2);border:1px solid var(--line);white-space:nowrap}\n"
+	".badge.err{background:#fde2e2;border-color:#f1b0b0;color:var(--bad);font-weight:700}\n"
+	".badge.warn{background:#fff1cc;border-color:#f0d58a;color:var(--warn);font-weight:700}\n"
+	".badge.ok{background:#e2f3e7;border-color:#a9d8b6;color:var(--ok);font-weight:700}\n"
+	"ul.legend{list-style:none;padding:0;margin:6px 0;display:flex;flex-wrap:wrap;gap:4px 18px;font-size:12.5px}\n"
+	"ul.legend li{display:flex;align-items:center;gap:6px}\n"
+	"a{color:#1f5fa8;text-decoration:none}a:hover{text-decoration:underline}\n"
+	"@media print{body{max-width:none;padding:0;font-size:11px}table.grid tr{break-inside:avoid}.text{display:none}"
+	"h2,h3{break-after:avoid}.verdict,.st,.badge,svg{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+
+void rt_rep_html_open(FILE *out, const char *generator, bool script)
+{
+	fprintf(out,
+		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		"style-src 'unsafe-inline'; script-src %s\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		"<meta name=\"generator\" content=\"",
+		script ? "'unsafe-inline'" : "'none'");
+	rt_rep_xml(out, generator);
+	fputs("\">\n<title>", out);
+}
+
+void rt_rep_html_verdict(FILE *out, bool pass, const char *word, const char *detail)
+{
+	fprintf(out, "<div class=\"verdict %s\">", pass ? "pass" : "fail");
+	rt_rep_xml(out, word);
+	fputs("<small>", out);
+	rt_rep_xml(out, detail);
+	fputs("</small></div>\n", out);
+}
+
+void rt_rep_html_count_cell(FILE *out, uint64_t v, bool alarm)
+{
+	fprintf(out, "<td class=\"n%s\">%" PRIu64 "</td>", alarm && v ? " nz" : "", v);
+}
+
+void rt_rep_html_badge(FILE *out, const char *cls, uint64_t n, const char *one, const char *many)
+{
+	if (n)
+		fprintf(out, "<span class=\"badge%s%s\">%" PRIu64 " %s</span>", cls ? " " : "", cls ? cls : "", n,
+			n == 1 ? one : many);
+}
+
 const char *rt_rep_basename(const char *path)
 {
 	if (!strcmp(path, "-"))

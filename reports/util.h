@@ -42,6 +42,32 @@ void rt_rep_xmlf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 
 /* The last path component ("a/b/c.pcap" -> "c.pcap"); "-" is "stdin". */
 const char *rt_rep_basename(const char *path);
 
+/* v as a JSON number, or null when it is not finite (JSON has no NaN or Infinity). */
+void rt_rep_json_num(FILE *out, double v);
+
+/* ---- HTML pages ---------------------------------------------------------- */
+
+/*
+ * The look the HTML reports share (`rocetest check`'s page and the run
+ * report): colours, headings, the verdict box, key-value and grid tables,
+ * status pills, badges, legends, links and print. Each page adds its own.
+ */
+extern const char rt_rep_html_css[];
+
+/*
+ * "<!DOCTYPE html>" through "<title>": the caller writes the title, then
+ * "</title>" and the rest of the head. The Content-Security-Policy lets
+ * nothing be fetched (self-contained, should a URL ever slip in) and allows
+ * inline script only when script is true.
+ */
+void rt_rep_html_open(FILE *out, const char *generator, bool script);
+/* The big PASS/FAIL box: word in it, detail (plain text, escaped here) below. */
+void rt_rep_html_verdict(FILE *out, bool pass, const char *word, const char *detail);
+/* A right-aligned count cell, red and bold when alarm and v is not 0. */
+void rt_rep_html_count_cell(FILE *out, uint64_t v, bool alarm);
+/* "<span class=badge CLS>N one|many</span>" when n is not 0 (cls NULL: the plain badge). */
+void rt_rep_html_badge(FILE *out, const char *cls, uint64_t n, const char *one, const char *many);
+
 /* ---- Checker facts, formatted ------------------------------------------- */
 
 /* A side is shown when it sent packets or its QP is known (UD flows have one). */

@@ -53,5 +53,6 @@ int cmd_show(int argc, char **argv);
 int cmd_icrc(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -32,8 +32,6 @@ static const char gen_help[] =
 	"Exit status: 0 written; 2 usage error, a malformed scenario (file:line: what\n"
 	"is wrong), or a run that cannot be written.\n";
 
-/* Virtual time 0 is 2026-01-01T00:00:00Z in the capture: deterministic, and not 1970. */
-#define CAPTURE_EPOCH_NS (1767225600ll * 1000000000ll)
 #define MAX_BUGS 8
 
 struct gen_run {
@@ -50,7 +48,7 @@ static int on_frame(void *ctx, const struct rt_tap_frame *f, struct rt_error *er
 	run->frames_dir[f->dir]++;
 	if (f->bug != RT_BUG_NONE && !run->bug_frame[f->bug])
 		run->bug_frame[f->bug] = run->frames;
-	if (run->out && rt_capture_write(run->out, CAPTURE_EPOCH_NS + f->time_ns, f->data, f->len, f->len)) {
+	if (run->out && rt_capture_write(run->out, RT_CAPTURE_EPOCH_NS + f->time_ns, f->data, f->len, f->len)) {
 		rt_error_set(err, "cannot write frame %" PRIu64, run->frames);
 		return -1;
 	}

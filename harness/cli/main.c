@@ -18,6 +18,7 @@ static const struct {
 	{ "icrc", cmd_icrc, "verify (or recompute with --fix) the ICRC of every RoCE packet" },
 	{ "check", cmd_check, "check captures against the conformance rules; summary and JSON/JUnit/HTML reports" },
 	{ "gen", cmd_gen, "run a scenario through the reference model: golden capture and expected verdict" },
+	{ "run", cmd_run, "run the conformance suites against a device (--dut sim: the Verilator model of dut/)" },
 };
 
 static void usage(FILE *out)

@@ -417,9 +417,16 @@ static void retransmission_start(struct checker_env *env, struct flow *f, struct
 	bool judged_go_back = false;
 	bool by_nak = false, by_rnr = false;
 
-	if (st->nak == NAK_SEQ) {
+	if (st->nak == NAK_SEQ && st->nak_prev && psn == st->nak_prev_psn && psn != st->nak_psn) {
+		/* The answer to the older of two NAKs; the newer one is still to be answered. */
+		PASS(env, REQ_GO_BACK_N);
+		by_nak = true;
+		judged_go_back = true;
+		st->nak_prev = false;
+	} else if (st->nak == NAK_SEQ) {
 		uint32_t want = st->nak_psn;
 		by_nak = true;
+		st->nak_prev = false;
 		if (psn == want) {
 			PASS(env, REQ_GO_BACK_N);
 		} else if (psn_before(psn, want)) {
@@ -1026,6 +1033,8 @@ static bool nak_sequence(struct checker_env *env, struct flow *f, struct stream 
 	/* The requester obeys the NAK as sent; the responder model keeps what the capture shows. */
 	if (!wrong)
 		responder_rollback(st, psn);
+	st->nak_prev = st->nak == NAK_SEQ;
+	st->nak_prev_psn = st->nak_psn;
 	st->nak = NAK_SEQ;
 	st->nak_psn = psn;
 	st->nak_frame = pc->frame;

@@ -141,6 +141,13 @@ struct stream {
 	enum nak_pending nak;
 	uint32_t nak_psn;
 	uint64_t nak_frame;
+	/*
+	 * A NAK sequence error still unanswered when a newer one came: a
+	 * requester may already be going back for it (its pipeline did not
+	 * see the newer NAK yet), so a resend from its PSN is no violation.
+	 */
+	bool nak_prev;
+	uint32_t nak_prev_psn;
 	bool rnr;
 	uint32_t rnr_psn;
 	uint64_t rnr_frame;

@@ -22,7 +22,8 @@ $(UNIT_BIN): $(UNIT_OBJS) $(REPORT_LIB) $(LIB)
 unit: deps-test $(UNIT_BIN)
 	cd $(CURDIR) && $(UNIT_BIN)
 
-integration: deps-test $(ROCETEST)
+# The unit test binary too: it writes the sample run whose reports the integration tests check.
+integration: deps-test $(ROCETEST) $(UNIT_BIN)
 	bash harness/tests/integration/run.sh $(ROCETEST)
 
 # Runs both and totals their counts; fails if either fails.

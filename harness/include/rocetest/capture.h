@@ -62,6 +62,9 @@ uint64_t rt_capture_offset(const struct rt_capture *c);
 uint64_t rt_capture_size(const struct rt_capture *c);
 void rt_capture_close(struct rt_capture *c);
 
+/* Time 0 of a simulated run in the captures we write: 2026-01-01T00:00:00Z (deterministic, and not 1970). */
+#define RT_CAPTURE_EPOCH_NS (1767225600ll * 1000000000ll)
+
 /* Writes classic pcap with nanosecond timestamps. */
 struct rt_capture_writer;
 

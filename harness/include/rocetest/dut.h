@@ -101,7 +101,7 @@ struct rt_dut_counters {
 };
 
 struct rt_dut_info {
-	char name[64];		/* "roce_endpoint (Verilator, DATA_WIDTH 512, N_QP 4)" */
+	char name[96];		/* "roce_endpoint (Verilator 5.006, 512 bits, N_QP 4, 322.266 MHz)" */
 	unsigned data_width;
 	unsigned n_qp;
 	uint32_t qpn_base;	/* QP i has QPN qpn_base + i */
@@ -120,6 +120,8 @@ struct rt_dut_ops {
 	struct rt_dut_info info;
 	/* Applies cfg and resets the device (QPs RESET, queues and counters cleared). */
 	int (*reset)(void *ctx, const struct rt_dut_config *cfg, char *err, size_t errlen);
+	/* Applies cfg without a reset: cfg_* are read live (a QP takes pmtu_code when it is opened). */
+	int (*configure)(void *ctx, const struct rt_dut_config *cfg, char *err, size_t errlen);
 	/* Queues one frame for the device's RX port; it goes in as soon as the port takes it. */
 	int (*push_rx)(void *ctx, const uint8_t *frame, uint32_t len, char *err, size_t errlen);
 	/*
@@ -139,7 +141,14 @@ struct rt_dut_ops {
 	uint8_t *(*memory)(void *ctx);
 	void (*counters)(void *ctx, struct rt_dut_counters *c);
 	unsigned (*qp_state)(void *ctx, unsigned qp);	/* enum rt_dut_qp_state */
-	/* True when nothing is queued in or out and the TX port is quiet. */
+	/*
+	 * True when nothing is on its way into the device (RX frames, WRs), no
+	 * memory read, TX frame or completion is in progress on its ports, and
+	 * the ports have been idle for a while (the Verilator model: 256 cycles,
+	 * so that its pipelines have brought out what they held). Frames and
+	 * completions already waiting for pull_tx / poll_cpl do not count; a
+	 * device waiting for the peer (an ACK) or for its ACK timer is quiet.
+	 */
 	bool (*quiet)(void *ctx);
 	/*
 	 * The first breach of its port contracts the harness saw (a memory read

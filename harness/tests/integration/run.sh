@@ -49,6 +49,8 @@ command -v tshark >/dev/null 2>&1 || missing_tshark="tshark is not installed"
 command -v editcap >/dev/null 2>&1 || missing_editcap="editcap (Wireshark) is not installed"
 command -v xmllint >/dev/null 2>&1 || missing_xmllint="xmllint is not installed (libxml2-utils)"
 command -v chromium >/dev/null 2>&1 || missing_chromium="chromium is not installed"
+# The unit test binary beside rocetest writes the sample run whose reports section 6 checks.
+UNIT_TESTS=$(dirname "$ROCETEST")/unit-tests
 if [ ! -x "$PY" ]; then
 	missing_scapy="$PY not found"
 elif ! "$PY" -c 'import scapy.contrib.roce' >/dev/null 2>&1; then
@@ -82,6 +84,7 @@ needs() {
 		chromium) why=${why:-$missing_chromium} ;;
 		captures) why=${why:-$missing_captures} ;;
 		python) [ -x "$PY" ] || why=${why:-"$PY not found"} ;;
+		unit) [ -x "$UNIT_TESTS" ] || why=${why:-"unit test binary $UNIT_TESTS not found (make unit)"} ;;
 		cap:*) [ -n "$missing_captures" ] || [ -r "$CAPDIR/${m#cap:}" ] || why=${why:-"capture $CAPDIR/${m#cap:} is missing"} ;;
 		esac
 	done
@@ -651,7 +654,7 @@ if [ -n "$crafted_ok" ]; then
 fi
 
 # ==================================================== 6. reports of rocetest check
-echo "# 6. rocetest check reports: JSON shape, JUnit against junit.xsd, self-contained HTML rendered by Chromium"
+echo "# 6. rocetest check and rocetest run reports: JSON shape, JUnit against junit.xsd, self-contained HTML rendered by Chromium"
 # The reports and screenshots stay beside the binary's build directory for a person to look at
 # (the screenshots: rxe-rdma_read_bw.pcap.png, rxe-lab-loss5_req_write_bw_s16384.pcap.png, ...).
 REPORTS=$(dirname "$(dirname "$ROCETEST")")/test-reports
@@ -667,6 +670,11 @@ if needs "reports" captures python xmllint chromium cap:rxe/rdma_read_bw.pcap; t
 	[ -s "$BAD/one-bad-icrc.pcap" ] && render+=(--render "$BAD/one-bad-icrc.pcap")
 	run_tap "reports" "$PY" "$HERE/check_report.py" "$ROCETEST" "$HERE/junit.xsd" "$REPORTS" "${render[@]}" \
 		"${CAPTURES[@]}"
+fi
+# The reports of rocetest run, on the sample run of test_run_report.c (reports/run_*.c need no device):
+# strict JSON, JUnit against junit.xsd, the page with its goodput plot rendered (test-reports/run-sample/).
+if needs "run reports" python xmllint chromium unit; then
+	run_tap "run reports" "$PY" "$HERE/run_report_check.py" "$UNIT_TESTS" "$HERE/junit.xsd" "$REPORTS/run-sample"
 fi
 
 # ==================================================== 7. golden vectors

@@ -20,5 +20,7 @@ Suite *check_rsp_req_suite(void);	/* test_check_rsp_req.c: RSP and REQ rules */
 Suite *report_suite(void);		/* test_report.c: the JSON, JUnit and HTML writers */
 Suite *scenario_suite(void);		/* test_scenario.c: the scenario file parser */
 Suite *model_suite(void);		/* test_model.c: the reference model and the simulated link */
+Suite *goodput_suite(void);		/* test_goodput.c: the line-rate limit of rocetest run */
+Suite *run_report_suite(void);		/* test_run_report.c: the run's JSON, JUnit and HTML writers */
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rocetest/capture.h"
+#include "util.h"
 
 /*
  * wire-facts.md "Opcodes", transcribed here on purpose rather than read from
@@ -231,4 +232,221 @@ void free_loaded_capture(struct loaded_capture *c)
 	for (size_t i = 0; i < c->count; i++)
 		free(c->frames[i].data);
 	c->count = 0;
+}
+
+/* ---- JSON: a strict syntax check (RFC 8259) and a way around a document ---------------- */
+
+struct jp {
+	const char *s;
+	int depth;
+};
+
+static void jp_ws(struct jp *p)
+{
+	while (*p->s == ' ' || *p->s == '\n' || *p->s == '\r' || *p->s == '\t')
+		p->s++;
+}
+
+static bool jp_value(struct jp *p);
+
+static bool jp_string(struct jp *p)
+{
+	if (*p->s++ != '"')
+		return false;
+	for (;;) {
+		unsigned char c = (unsigned char)*p->s++;
+		if (c == '"')
+			return true;
+		if (c < 0x20)
+			return false;	/* raw control characters (and the end of the text) are not allowed */
+		if (c == '\\') {
+			c = (unsigned char)*p->s++;
+			if (c == 'u') {
+				for (int i = 0; i < 4; i++, p->s++)
+					if (!strchr("0123456789abcdefABCDEF", *p->s) || !*p->s)
+						return false;
+			} else if (!c || !strchr("\"\\/bfnrt", c)) {
+				return false;
+			}
+		} else if (c >= 0x80) {
+			size_t n = rt_rep_utf8_len((const unsigned char *)p->s - 1);
+			if (!n)
+				return false;
+			p->s += n - 1;
+		}
+	}
+}
+
+static bool jp_number(struct jp *p)
+{
+	const char *start = p->s;
+	if (*p->s == '-')
+		p->s++;
+	if (*p->s == '0')
+		p->s++;
+	else if (*p->s >= '1' && *p->s <= '9')
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	else
+		return false;
+	if (*p->s == '.') {
+		p->s++;
+		if (!(*p->s >= '0' && *p->s <= '9'))
+			return false;
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	if (*p->s == 'e' || *p->s == 'E') {
+		p->s++;
+		if (*p->s == '+' || *p->s == '-')
+			p->s++;
+		if (!(*p->s >= '0' && *p->s <= '9'))
+			return false;
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	return p->s > start;
+}
+
+static bool jp_seq(struct jp *p, char close, bool object)
+{
+	p->s++;
+	jp_ws(p);
+	if (*p->s == close) {
+		p->s++;
+		return true;
+	}
+	for (;;) {
+		jp_ws(p);
+		if (object) {
+			if (!jp_string(p))
+				return false;
+			jp_ws(p);
+			if (*p->s++ != ':')
+				return false;
+		}
+		if (!jp_value(p))
+			return false;
+		jp_ws(p);
+		if (*p->s == close) {
+			p->s++;
+			return true;
+		}
+		if (*p->s++ != ',')
+			return false;
+	}
+}
+
+static bool jp_value(struct jp *p)
+{
+	jp_ws(p);
+	if (++p->depth > 64)
+		return false;
+	bool ok;
+	switch (*p->s) {
+	case '{': ok = jp_seq(p, '}', true); break;
+	case '[': ok = jp_seq(p, ']', false); break;
+	case '"': ok = jp_string(p); break;
+	case 't': ok = !strncmp(p->s, "true", 4) && (p->s += 4); break;
+	case 'f': ok = !strncmp(p->s, "false", 5) && (p->s += 5); break;
+	case 'n': ok = !strncmp(p->s, "null", 4) && (p->s += 4); break;
+	default: ok = jp_number(p);
+	}
+	p->depth--;
+	return ok;
+}
+
+bool json_valid(const char *text)
+{
+	struct jp p = { .s = text };
+	if (!jp_value(&p))
+		return false;
+	jp_ws(&p);
+	return *p.s == '\0';
+}
+
+const char *json_skip(const char *s)
+{
+	struct jp p = { .s = s };
+	return jp_value(&p) ? p.s : NULL;
+}
+
+/*
+ * Steps into the object or array at s: calls visit for each member or
+ * element (key NULL in an array, else its raw text and length) with the
+ * value's start, until visit returns true. Returns the number visited, or
+ * (size_t)-1 when s is not a well-formed object or array.
+ */
+static size_t json_walk(const char *s, bool (*visit)(void *ctx, const char *key, size_t klen, const char *value),
+			void *ctx)
+{
+	struct jp p = { .s = s };
+	jp_ws(&p);
+	bool object = *p.s == '{';
+	if (!object && *p.s != '[')
+		return (size_t)-1;
+	char close = object ? '}' : ']';
+	p.s++;
+	jp_ws(&p);
+	if (*p.s == close)
+		return 0;
+	for (size_t n = 0;; n++) {
+		const char *key = NULL;
+		size_t klen = 0;
+		jp_ws(&p);
+		if (object) {
+			key = p.s + 1;
+			if (!jp_string(&p))
+				return (size_t)-1;
+			klen = (size_t)(p.s - 1 - key);
+			jp_ws(&p);
+			if (*p.s++ != ':')
+				return (size_t)-1;
+		}
+		jp_ws(&p);
+		if (visit && visit(ctx, key, klen, p.s))
+			return n + 1;
+		if (!jp_value(&p))
+			return (size_t)-1;
+		jp_ws(&p);
+		if (*p.s == close)
+			return n + 1;
+		if (*p.s++ != ',')
+			return (size_t)-1;
+	}
+}
+
+struct json_find {
+	const char *key;	/* or NULL: find by position */
+	size_t index, seen;
+	const char *found;
+};
+
+static bool json_find_visit(void *ctx, const char *key, size_t klen, const char *value)
+{
+	struct json_find *f = ctx;
+	bool hit = f->key ? key && klen == strlen(f->key) && !strncmp(key, f->key, klen) : f->seen == f->index;
+	f->seen++;
+	if (hit)
+		f->found = value;
+	return hit;
+}
+
+const char *json_member(const char *object, const char *key)
+{
+	struct json_find f = { .key = key };
+	json_walk(object, json_find_visit, &f);
+	return f.found;
+}
+
+const char *json_element(const char *array, size_t i)
+{
+	struct json_find f = { .index = i };
+	json_walk(array, json_find_visit, &f);
+	return f.found;
+}
+
+size_t json_length(const char *value)
+{
+	return json_walk(value, NULL, NULL);
 }

@@ -87,4 +87,21 @@ struct loaded_capture {
 void load_roce_frames(const char *path, size_t max, struct loaded_capture *out);
 void free_loaded_capture(struct loaded_capture *c);
 
+/*
+ * JSON, checked strictly (RFC 8259: no NaN, no trailing comma, no raw
+ * control characters, valid UTF-8) and walked without building a tree.
+ * Each returns a pointer into the text: the start of a value, from which
+ * the others go on.
+ */
+/* True if text is exactly one JSON value (white space around it allowed). */
+bool json_valid(const char *text);
+/* Past the one value at s (white space before it allowed), or NULL when it is not one. */
+const char *json_skip(const char *s);
+/* The value of key in the object at object (keys compared as written, escapes not decoded), or NULL. */
+const char *json_member(const char *object, const char *key);
+/* Element i of the array at array, or NULL. */
+const char *json_element(const char *array, size_t i);
+/* Members of the object or elements of the array at value; (size_t)-1 when it is neither, or malformed. */
+size_t json_length(const char *value);
+
 #endif

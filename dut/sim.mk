@@ -1,0 +1,91 @@
+# The FPGA endpoint's Verilator model behind a C API (dut/sim/roce_dut_sim.h),
+# as a shared object the harness dlopens.
+#
+#   make dut-sim        build/dut/wW/libroce_dut_sim.so for each W in DUT_SIM_WIDTHS
+#   make dut-sim-test   build and run its C smoke test (dut/sim/test_roce_dut_sim.c)
+#
+# Two stages per width, so that editing dut/sim/ does not re-Verilate: the
+# model (Verilator's C++ and its runtime, position independent, cached in
+# build/dut/wW/obj/, rebuilt only when dut/rtl/ changes), then the C API
+# wrapper compiled against it and linked into the .so. Everything but the
+# roce_dut_sim_* functions is hidden, so two widths can be loaded side by side.
+
+DUT_SIM_WIDTHS ?= 512
+# Compiled into the RTL and the wrapper (roce_dut_sim_create checks them).
+DUT_SIM_N_QP := 4
+DUT_SIM_CLK_HZ := 322266000
+DUT_SIM_QPN_BASE := 256
+DUT_SIM_BUILD = $(BUILD)/dut
+DUT_SIM_SO = $(DUT_SIM_BUILD)/w512/libroce_dut_sim.so
+DUT_SIM_SOS = $(foreach w,$(DUT_SIM_WIDTHS),$(DUT_SIM_BUILD)/w$(w)/libroce_dut_sim.so)
+DUT_SIM_TEST = $(DUT_SIM_BUILD)/w512/test_roce_dut_sim
+DUT_SIM_SRCS := dut/sim/roce_dut_sim.cpp dut/sim/roce_dut_sim.h harness/include/rocetest/dut.h \
+	dut/tb/axis_tb.h
+
+# Deferred: verilator may be installed by deps-rtl only once make runs.
+DUT_SIM_VROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+# The model's hot code (what every simulated cycle runs): -O3 is about 10 %
+# faster than Verilator's default -Os (and -O2) at 512 bits and builds as fast.
+DUT_SIM_OPT_FAST ?= -O3
+DUT_SIM_CXXFLAGS = -std=gnu++17 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+	-DDUT_SIM_N_QP=$(DUT_SIM_N_QP) -DDUT_SIM_CLK_HZ=$(DUT_SIM_CLK_HZ) -DDUT_SIM_QPN_BASE=$(DUT_SIM_QPN_BASE) \
+	-Iharness/include -Idut/sim -Idut/tb -isystem $(DUT_SIM_VROOT)/include -isystem $(DUT_SIM_VROOT)/include/vltstd
+
+.PHONY: dut-sim dut-sim-test
+
+dut-sim: $(DUT_SIM_SOS)
+
+DUT_SIM_MAP = $(DUT_SIM_BUILD)/roce_dut_sim.map
+$(DUT_SIM_MAP): dut/sim.mk
+	@mkdir -p $(dir $@)
+	echo '{ global: roce_dut_sim_*; local: *; };' >$@
+
+# $(1): the width. The model: Verilate, then build its archive and
+# Verilator's runtime objects (Verilator's own makefile, -j 2, a make of its
+# own as Verilator's --build runs it: not $(MAKE), which make -n would run). flock: one
+# model build at a time (the machine has 2 cores), also across make -j and
+# concurrent makes in this tree.
+DUT_SIM_LOCK = $(DUT_SIM_BUILD)/.model.lock
+define DUT_SIM_MODEL
+$(VERILATOR) --cc -O3 --x-assign fast --x-initial fast -Wno-fatal --top-module roce_endpoint \
+	-GDATA_WIDTH=$(1) -GN_QP=$(DUT_SIM_N_QP) -GCLK_FREQ_HZ=$(DUT_SIM_CLK_HZ) -GQPN_BASE=$(DUT_SIM_QPN_BASE) \
+	-Mdir $(DUT_SIM_BUILD)/w$(1)/obj -CFLAGS "-fPIC -fvisibility=hidden" $(RTL_SRCS) && \
+MAKEFLAGS= make --no-print-directory -j 2 -C $(DUT_SIM_BUILD)/w$(1)/obj -f Vroce_endpoint.mk \
+	OPT_FAST="$(DUT_SIM_OPT_FAST)" Vroce_endpoint__ALL.a verilated.o verilated_threads.o
+endef
+
+define DUT_SIM_RULE
+$(DUT_SIM_BUILD)/w$(1)/obj/.built: $(RTL_SRCS) dut/sim.mk | deps-rtl
+	@mkdir -p $(DUT_SIM_BUILD)/w$(1)/obj
+	@echo "dut-sim: Verilating roce_endpoint at DATA_WIDTH $(1) (log: $(DUT_SIM_BUILD)/w$(1)/build.log)"
+	@flock $(DUT_SIM_LOCK) $(SHELL) -c '$(call DUT_SIM_MODEL,$(1))' >$(DUT_SIM_BUILD)/w$(1)/build.log 2>&1 || \
+		{ echo "dut-sim: FAILED to build the Verilator model at DATA_WIDTH $(1); the end of $(DUT_SIM_BUILD)/w$(1)/build.log:"; \
+		  tail -n 30 $(DUT_SIM_BUILD)/w$(1)/build.log; exit 1; }
+	@touch $$@
+
+$(DUT_SIM_BUILD)/w$(1)/roce_dut_sim.o: $(DUT_SIM_SRCS) $(DUT_SIM_BUILD)/w$(1)/obj/.built
+	$(CXX) $(DUT_SIM_CXXFLAGS) -DDATA_WIDTH=$(1) -isystem $(DUT_SIM_BUILD)/w$(1)/obj -c $$< -o $$@
+
+# libstdc++ dynamically; --no-undefined: a missing symbol fails here, not at
+# dlopen; the version script keeps the C++ templates' weak symbols local too.
+$(DUT_SIM_BUILD)/w$(1)/libroce_dut_sim.so: $(DUT_SIM_BUILD)/w$(1)/roce_dut_sim.o $(DUT_SIM_MAP)
+	$(CXX) -shared -o $$@ $$< $(DUT_SIM_BUILD)/w$(1)/obj/Vroce_endpoint__ALL.a \
+		$(DUT_SIM_BUILD)/w$(1)/obj/verilated.o $(DUT_SIM_BUILD)/w$(1)/obj/verilated_threads.o \
+		-pthread -Wl,--no-undefined -Wl,--version-script=$(DUT_SIM_MAP)
+endef
+# 512 always: the smoke test and DUT_SIM_SO use it.
+$(foreach w,$(sort $(DUT_SIM_WIDTHS) 512),$(eval $(call DUT_SIM_RULE,$(w))))
+
+# The smoke test is plain C: it dlopens the .so next to it, as the harness does.
+$(DUT_SIM_TEST): dut/sim/test_roce_dut_sim.c dut/sim/roce_dut_sim.h harness/include/rocetest/dut.h $(DUT_SIM_SO)
+	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+		-Iharness/include -Idut/sim $< -o $@ -ldl -lm
+
+dut-sim-test: $(DUT_SIM_TEST)
+	$(DUT_SIM_TEST)
+
+# `make test` (run-all.sh) and `make rtl-test` run the smoke test as one more
+# RTL bench: one summary line, exit status 0 / 1. rtl-test's prerequisites
+# were read before this file, hence the extra one.
+RTL_TB_BINS += $(DUT_SIM_TEST)
+rtl-test: $(DUT_SIM_TEST)

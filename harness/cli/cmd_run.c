@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/* rocetest run: the conformance suites against a device (the Verilator model of dut/). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dut_load.h"
+#include "report.h"
+#include "rocetest/run.h"
+#include "run_report.h"
+
+static const char run_help[] =
+	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO]\n"
+	"       rocetest run --list\n"
+	"\n"
+	"Runs conformance suites against a device under test. The harness plays the\n"
+	"remote host: ARP, the CM exchange of cm-frame.md, then one reference-model QP\n"
+	"(the responder) per device QP, joined to the device by a simulated 100 Gb/s\n"
+	"link that injects the test's faults. Every test asserts that its capture passes\n"
+	"the conformance checker, that the peer's memory holds exactly what the device\n"
+	"sent, and that every completion carries the expected status.\n"
+	"\n"
+	"  --dut sim         the Verilator model of the included FPGA endpoint (dut/),\n"
+	"                    built by `make dut-sim`\n"
+	"  --suite NAME      a suite to run (repeatable; default all): quick, all, or\n"
+	"                    one of those --list shows\n"
+	"  --seed N          memory contents, random lengths and addresses (default 1);\n"
+	"                    a run is the same for the same seed\n"
+	"  --report DIR      write DIR/summary.json, DIR/junit.xml, DIR/index.html (with\n"
+	"                    the goodput plot) and per test DIR/tests/SUITE-NAME.pcap and\n"
+	"                    .html (its check report with the ladder diagrams)\n"
+	"  --width W         the model's DATA_WIDTH (default 512)\n"
+	"  --sim-lib SO      the model to load (default: build/dut/wW/libroce_dut_sim.so\n"
+	"                    beside this rocetest)\n"
+	"  --list            the suites and their tests\n"
+	"  -q, --quiet       only failures and the summary line\n"
+	"  -h, --help        this text\n"
+	"\n"
+	"Exit status: 0 every test passed, 1 a test failed, 2 usage error, or the\n"
+	"device or the report could not be opened or written.\n";
+
+#define MAX_SUITES 16
+
+struct run_cli {
+	const char *suites[MAX_SUITES];
+	unsigned n_suites;
+	uint64_t seed;
+	const char *report;
+	unsigned width;
+	const char *sim_lib;
+	bool quiet;
+	bool list;
+	/* the test being run */
+	char tests_dir[4096];
+	struct rt_violation_list violations;
+	const char *current;
+	bool progress;
+	struct timespec since;
+};
+
+static bool suite_known(const char *name)
+{
+	size_t n;
+	const char *const *names = rt_run_suite_names(&n);
+	if (!strcmp(name, "all") || !strcmp(name, "quick"))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+static bool selected(const struct run_cli *o, const struct rt_run_spec *s)
+{
+	if (!o->n_suites)
+		return true;
+	for (unsigned i = 0; i < o->n_suites; i++)
+		if (rt_run_in_suite(s, o->suites[i]))
+			return true;
+	return false;
+}
+
+static void list_tests(void)
+{
+	size_t n, ns;
+	const struct rt_run_spec *specs = rt_run_specs(&n);
+	const char *const *names = rt_run_suite_names(&ns);
+	for (size_t k = 0; k < ns; k++) {
+		printf("%s\n", names[k]);
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(specs[i].suite, names[k]))
+				printf("  %-22s%s %s\n", specs[i].name, specs[i].quick ? " [quick]" : "", specs[i].description);
+	}
+}
+
+static int parse(int argc, char **argv, struct run_cli *o)
+{
+	static const struct option longopts[] = {
+		{ "dut", required_argument, NULL, 'd' },   { "suite", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },  { "report", required_argument, NULL, 'r' },
+		{ "width", required_argument, NULL, 'w' }, { "sim-lib", required_argument, NULL, 'L' },
+		{ "list", no_argument, NULL, 'l' },	   { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+	};
+	bool have_dut = false;
+	uint64_t v;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (strcmp(optarg, "sim"))
+				return cli_usage_error("run", "--dut must be 'sim' (the Verilator model of dut/), not '%s'; "
+						       "a board behind a network interface is not supported yet", optarg);
+			have_dut = true;
+			break;
+		case 's':
+			if (!suite_known(optarg))
+				return cli_usage_error("run", "no suite '%s' (see rocetest run --list)", optarg);
+			if (o->n_suites == MAX_SUITES)
+				return cli_usage_error("run", "more than %d --suite options", MAX_SUITES);
+			o->suites[o->n_suites++] = optarg;
+			break;
+		case 'S':
+			if (!cli_parse_uint(optarg, UINT64_MAX, &o->seed))
+				return cli_usage_error("run", "--seed needs a whole number, not '%s'", optarg);
+			break;
+		case 'r':
+			o->report = optarg;
+			break;
+		case 'w':
+			if (!cli_parse_uint(optarg, 1024, &v) || v < 64 || v % 64)
+				return cli_usage_error("run", "--width must be a multiple of 64 from 64 to 512, not '%s'",
+						       optarg);
+			o->width = (unsigned)v;
+			break;
+		case 'L':
+			o->sim_lib = optarg;
+			break;
+		case 'l':
+			o->list = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(run_help, stdout);
+			exit(RT_EXIT_OK);
+		default:
+			return cli_usage_error("run", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (!o->list && !have_dut)
+		return cli_usage_error("run", "--dut is required (--dut sim: the Verilator model of dut/)");
+	return 0;
+}
+
+static int make_dir(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- Callbacks ----------------------------------------------------- */
+
+static void on_violation(void *ctx, const struct rt_violation *v)
+{
+	struct run_cli *o = ctx;
+	rt_violation_list_add(&o->violations, v);
+}
+
+/* Its check report (ladders included) beside the capture. */
+static void on_checked(void *ctx, const struct rt_run_result *r, const struct rt_checker *c)
+{
+	struct run_cli *o = ctx;
+	if (!o->report)
+		return;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s-%s.html", o->tests_dir, r->suite, r->name);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		cli_error("%s: %s", path, strerror(errno));
+		return;
+	}
+	char pcap[300];
+	snprintf(pcap, sizeof pcap, "%s-%s.pcap", r->suite, r->name);
+	struct rt_report_file rf = { .file = pcap, .checker = c, .violations = &o->violations, .seconds = r->wall_s };
+	if (rt_report_html(&rf, 1, f) || fclose(f))
+		cli_error("%s: cannot write the report", path);
+}
+
+static void on_progress(void *ctx, const struct rt_run_spec *spec, double done)
+{
+	struct run_cli *o = ctx;
+	if (!o->progress || cli_elapsed(&o->since) < 1.0)
+		return;
+	int width = 30, fill = (int)(done * width);
+	fprintf(stderr, "\r  %s/%s [%.*s%*s] %3.0f%% ", spec->suite, spec->name, fill,
+		"##############################", width - fill, "", done * 100);
+}
+
+/* ---- Output -------------------------------------------------------- */
+
+static void print_result(const struct run_cli *o, const struct rt_run_result *r)
+{
+	if (o->progress)
+		fputs("\r\033[K", stderr);
+	if (o->quiet && r->passed)
+		return;
+	printf("%s %s/%s: %u WRs, %u+%u frames, %u retransmissions, %u timeouts, %u NAKs, %u RNR NAKs, "
+	       "%.1f us simulated, %.1f s",
+	       r->passed ? "PASS" : "FAIL", r->suite, r->name, r->wrs, r->frames_to_peer, r->frames_to_dut,
+	       r->retransmissions, r->timeouts, r->naks, r->rnr_naks, r->sim_us, r->wall_s);
+	if (r->has_goodput)
+		printf(", goodput %.2f Gb/s (limit %.2f)", r->goodput_gbps, r->limit_gbps);
+	printf("\n");
+	if (!r->passed) {
+		const char *p = r->failure;
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			int len = nl ? (int)(nl - p) : (int)strlen(p);
+			printf("    %.*s\n", len, p);
+			p += len + (nl ? 1 : 0);
+		}
+	}
+	fflush(stdout);
+}
+
+static int write_report(const char *dir, const char *name, const struct rt_run_summary *s,
+			int (*writer)(const struct rt_run_summary *, FILE *))
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (writer(s, f) | fclose(f)) {
+		cli_error("%s: cannot write the report", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_reports(const struct run_cli *o, const struct rt_run_summary *s)
+{
+	if (write_report(o->report, "summary.json", s, rt_run_report_json) ||
+	    write_report(o->report, "junit.xml", s, rt_run_report_junit) ||
+	    write_report(o->report, "index.html", s, rt_run_report_html))
+		return -1;
+	return 0;
+}
+
+/* ---- The run ------------------------------------------------------- */
+
+static int run_tests(struct run_cli *o, struct dut_sim *sim, struct rt_run_result *results, size_t *n_results,
+		     struct rt_run_summary *sum)
+{
+	size_t n;
+	const struct rt_run_spec *specs = rt_run_specs(&n);
+	struct rt_run_options opt = { .seed = o->seed, .dir = o->report ? o->tests_dir : NULL, .ladder_flows = 8,
+				      .on_violation = on_violation, .on_checked = on_checked,
+				      .on_progress = on_progress, .ctx = o };
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double test_wall = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!selected(o, &specs[i]))
+			continue;
+		struct rt_run_result *r = &results[(*n_results)++];
+		struct rt_error err;
+		o->violations.count = 0;
+		o->violations.dropped = 0;
+		clock_gettime(CLOCK_MONOTONIC, &o->since);
+		if (rt_run_test(&sim->ops, &specs[i], &opt, r, &err)) {
+			if (o->progress)
+				fputs("\r\033[K", stderr);
+			cli_error("%s/%s: %s", specs[i].suite, specs[i].name, err.msg);
+			return -1;
+		}
+		if (r->pcap[0]) {
+			/* Paths relative to the report directory. */
+			char rel[sizeof r->pcap + 8];
+			int len = snprintf(rel, sizeof rel, "tests/%s", r->pcap);
+			if (len > 0 && (size_t)len < sizeof r->pcap)
+				memcpy(r->pcap, rel, (size_t)len + 1);
+			char html[sizeof r->suite + sizeof r->name + 16];
+			len = snprintf(html, sizeof html, "tests/%s-%s.html", r->suite, r->name);
+			if (len > 0 && (size_t)len < sizeof r->html)
+				memcpy(r->html, html, (size_t)len + 1);
+		}
+		sum->cycles += r->cycles;
+		test_wall += r->wall_s;
+		print_result(o, r);
+	}
+	sum->wall_s = cli_elapsed(&t0);
+	sum->cycles_per_s = test_wall > 0 ? (double)sum->cycles / test_wall : 0;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cli o = { .seed = 1, .width = 512 };
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (o.list) {
+		list_tests();
+		return RT_EXIT_OK;
+	}
+	if (o.report) {
+		snprintf(o.tests_dir, sizeof o.tests_dir, "%s/tests", o.report);
+		if (make_dir(o.tests_dir)) {
+			cli_error("cannot create %s: %s", o.tests_dir, strerror(errno));
+			return RT_EXIT_INPUT;
+		}
+	}
+	o.violations.cap = 1000;
+	o.violations.items = calloc(o.violations.cap, sizeof *o.violations.items);
+	size_t n_specs;
+	rt_run_specs(&n_specs);
+	struct rt_run_result *results = calloc(n_specs, sizeof *results);
+	if (!results || !o.violations.items) {
+		cli_error("out of memory");
+		free(results);
+		rt_violation_list_free(&o.violations);
+		return RT_EXIT_INPUT;
+	}
+
+	struct dut_sim sim;
+	char msg[1024];
+	struct dut_sim_request req = { .width = o.width, .lib = o.sim_lib, .seed = o.seed };
+	if (dut_sim_open(&req, &sim, msg, sizeof msg)) {
+		cli_error("%s", msg);
+		free(results);
+		rt_violation_list_free(&o.violations);
+		return RT_EXIT_INPUT;
+	}
+	o.progress = isatty(STDERR_FILENO) && !getenv("ROCETEST_NO_PROGRESS");
+	struct rt_run_summary sum = { .seed = o.seed, .clk_hz = sim.ops.info.clk_hz,
+				      .line_gbps = sim.ops.info.mac_gbps > 0 ? sim.ops.info.mac_gbps : 100, .pmtu = 4096 };
+	snprintf(sum.dut, sizeof sum.dut, "%s", sim.ops.info.name);
+	time_t now = time(NULL);
+	strftime(sum.started, sizeof sum.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (!o.quiet)
+		printf("rocetest run: %s, seed %" PRIu64 "\n", sum.dut, o.seed);
+
+	size_t n_results = 0;
+	rc = run_tests(&o, &sim, results, &n_results, &sum);
+	sum.tests = results;
+	sum.n_tests = n_results;
+	size_t failures = 0;
+	for (size_t i = 0; i < n_results; i++)
+		failures += !results[i].passed;
+	if (!rc && o.report && write_reports(&o, &sum))
+		rc = -1;
+	if (!rc) {
+		printf("rocetest run: %zu tests, %zu failed, seed %" PRIu64 ", %.1f s, %.0f simulated cycles/s%s%s\n",
+		       n_results, failures, o.seed, sum.wall_s, sum.cycles_per_s, o.report ? "; report in " : "",
+		       o.report ? o.report : "");
+	}
+	dut_sim_close(&sim);
+	free(results);
+	rt_violation_list_free(&o.violations);
+	return rc ? RT_EXIT_INPUT : failures ? RT_EXIT_VIOLATIONS : RT_EXIT_OK;
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `rocetest run`: conformance suites against a device under test (dut.h).
+ * The harness plays the remote side: ARP and the CM exchange of
+ * cm-frame.md, then one reference-model QP (model.h, the responder) per DUT
+ * QP, joined to the device by a simulated link (wire.h) that injects the
+ * faults a test asks for. Per test it asserts that the capture passes the
+ * conformance checker, that the peer's memory holds exactly what the device
+ * sent, and that every completion carries the expected status.
+ */
+#ifndef ROCETEST_RUN_H
+#define ROCETEST_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rocetest/checker.h"
+#include "rocetest/dut.h"
+#include "rocetest/error.h"
+#include "rocetest/wire.h"
+
+/* What one test did and found. */
+struct rt_run_result {
+	char suite[32];
+	char name[64];
+	char description[256];
+	bool passed;
+	char failure[1024];		/* why not: one finding per line (the first few) */
+	uint64_t seed;
+
+	uint64_t cycles;		/* simulated device cycles */
+	double sim_us;			/* simulated time */
+	double wall_s;
+
+	uint32_t wrs;			/* work requests posted (native and generator) */
+	uint32_t completions;
+	uint32_t frames_to_peer;	/* frames the device sent */
+	uint32_t frames_to_dut;		/* frames the harness sent */
+	uint32_t retransmissions;	/* the device's counters over the test */
+	uint32_t timeouts;
+	uint32_t naks;
+	uint32_t rnr_naks;
+	uint64_t link_dropped;		/* link faults applied, both directions */
+	uint64_t link_duplicated;
+	uint64_t link_reordered;
+	uint64_t link_corrupted;
+	uint64_t checker_errors;
+	uint64_t checker_warnings;
+	uint64_t payload_bytes;		/* application bytes of the WRs that completed successfully */
+
+	char pcap[128];			/* the capture, relative to the run directory ("" if none) */
+	char html[128];			/* its check report with the ladder diagrams ("" if none) */
+	char check_args[512];		/* `rocetest check` options that reproduce the checker's verdict */
+
+	/* Throughput tests. */
+	bool has_goodput;
+	uint8_t opcode;			/* enum rt_dut_opcode */
+	uint32_t msg_size;
+	double goodput_gbps;		/* application payload over the time from first to last frame */
+	double limit_gbps;		/* the line-rate limit for these messages (rt_goodput_limit_gbps) */
+};
+
+/* A whole run, for the report writers. */
+struct rt_run_summary {
+	char dut[96];			/* rt_dut_info.name */
+	uint64_t seed;
+	char started[32];		/* UTC, ISO 8601 */
+	const struct rt_run_result *tests;
+	size_t n_tests;
+	double wall_s;
+	uint64_t cycles;		/* simulated, all tests */
+	double cycles_per_s;		/* simulation speed */
+	double clk_hz;
+	double line_gbps;
+	uint32_t pmtu;			/* of the throughput tests */
+};
+
+/*
+ * Application goodput at the line-rate limit: messages of msg_size bytes of
+ * opcode op, segmented at pmtu, sent back to back on a line_gbps Ethernet
+ * link, every frame paying Ethernet/IPv4/UDP/BTH (+RETH on a WRITE's first,
+ * +ImmDt on an *_IMM's last), pad, ICRC, FCS, preamble and inter-frame gap,
+ * and the 64-byte minimum frame.
+ */
+double rt_goodput_limit_gbps(enum rt_dut_opcode op, uint32_t msg_size, uint32_t pmtu, double line_gbps);
+
+/* ---- The tests ------------------------------------------------------ */
+
+/* Message lengths of a test's WRs. */
+enum rt_run_sizes {
+	RT_SIZES_CLASSES,	/* 0, 1, 2, 3, 5, 7, PMTU-1, PMTU, PMTU+1, 2*PMTU+1, 3*PMTU+5, cycled */
+	RT_SIZES_FIXED,		/* size */
+	RT_SIZES_RANDOM,	/* 0 .. 3*PMTU+7, from the seed */
+};
+
+/* How the peer treats receive buffers (SENDs need one each). */
+enum rt_run_peer {
+	RT_PEER_READY,		/* enough receive buffers, reposted as they are used */
+	RT_PEER_RNR,		/* none until recv_post_us, then enough: RNR NAKs, then success */
+	RT_PEER_NO_RECV,	/* never any: RNR NAKs until rnr_retry runs out */
+};
+
+#define RT_RUN_MAX_QP 4
+#define RT_RUN_MAX_FAULTS 4
+
+/* One test: the device's setup, the work, the peer, the link, what must come out. */
+struct rt_run_spec {
+	const char *suite;
+	const char *name;
+	const char *description;
+
+	uint8_t n_qp;				/* QPs opened, 1..RT_RUN_MAX_QP */
+	uint8_t pmtu_code[RT_RUN_MAX_QP];	/* 256 << code */
+	uint32_t psn;				/* the device's first PSN (QP i: psn + i * 0x10000) */
+	uint8_t timeout;			/* local ACK timeout code, every QP (0: 14) */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+
+	uint8_t opcodes;			/* bit (1 << enum rt_dut_opcode) per opcode used, in turn */
+	enum rt_run_sizes sizes;
+	uint32_t size;				/* RT_SIZES_FIXED */
+	uint32_t wrs_per_qp;			/* native WRs */
+	uint32_t txmeta_n, txmeta_len;		/* > 0: the built-in generator too, on every QP */
+
+	enum rt_run_peer peer;
+	uint32_t recv_post_us;			/* RT_PEER_RNR */
+	uint8_t rnr_timer;			/* the code the peer's RNR NAKs carry */
+	uint32_t bad_rkey_wr;			/* QP 0's WR with this 1-based number has a wrong R_Key */
+
+	uint32_t one_way_ns;			/* link delay each way (0: 1000, a 2 us round trip) */
+	struct rt_fault faults[RT_RUN_MAX_FAULTS];	/* dir 0: device to peer, 1: peer to device */
+	uint8_t n_faults;
+
+	/* Expected: QP 0's WR number fail_wr completes with fail_status, its later WRs flushed. */
+	uint32_t fail_wr;
+	uint8_t fail_status;			/* enum rt_dut_status */
+	/* ... and the device's counters reach at least these. */
+	uint32_t min_retransmissions, min_timeouts, min_naks, min_rnr_naks;
+	/*
+	 * Rules the checker leaves out, comma-separated IDs, for what a link
+	 * fault makes the capture show (say why in the description). Faults on
+	 * the device's frames leave out every RSP rule by themselves: the
+	 * capture is taken at the device's port, and the peer answered what
+	 * arrived, not what the capture shows was sent.
+	 */
+	const char *skip_rules;
+
+	bool throughput;			/* a goodput measurement */
+	bool quick;				/* also in the "quick" suite */
+};
+
+/* Every test, grouped by suite in run order. */
+const struct rt_run_spec *rt_run_specs(size_t *n);
+/* The suites' names in run order; "quick" is a cross-section for `make test`. */
+const char *const *rt_run_suite_names(size_t *n);
+/* Whether spec belongs to suite (or suite is "all"). */
+bool rt_run_in_suite(const struct rt_run_spec *spec, const char *suite);
+
+struct rt_run_options {
+	uint64_t seed;
+	const char *dir;		/* captures go to DIR/SUITE-NAME.pcap (NULL: none) */
+	uint32_t ladder_flows;		/* flows with ladder rows kept for the report */
+	/* Each violation the checker finds, and the finished checker before it is freed. */
+	void (*on_violation)(void *ctx, const struct rt_violation *v);
+	void (*on_checked)(void *ctx, const struct rt_run_result *r, const struct rt_checker *c);
+	/* Progress within a test, 0..1 (NULL: none). */
+	void (*on_progress)(void *ctx, const struct rt_run_spec *spec, double done);
+	void *ctx;
+};
+
+/*
+ * Runs one test on the device and fills res (res->passed is the verdict).
+ * -1 with err when the harness itself could not run it (the device refused
+ * its configuration, the capture could not be written).
+ */
+int rt_run_test(struct rt_dut_ops *dut, const struct rt_run_spec *spec, const struct rt_run_options *opt,
+		struct rt_run_result *res, struct rt_error *err);
+
+#endif

@@ -1,0 +1,1033 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One conformance test against a device (run.h). The harness is the remote
+ * host: it answers nothing itself but runs one reference-model QP (the
+ * responder) per device QP, joined to the device by a simulated link
+ * (wire.h, dir 0 device -> peer, dir 1 peer -> device).
+ *
+ *   setup   reset with the test's configuration; ARP for the device's IP;
+ *           per QP the CM exchange of cm-frame.md (OPEN_QP, SEND_QP_INFO,
+ *           MODIFY_QP_RTS). Frames go straight to and from the device.
+ *   work    the peer QPs are created; the native WRs are posted; txmeta
+ *           frames start the built-in generator. The device's clock runs in
+ *           chunks; after each, its frames go onto the link, the frames that
+ *           arrived are delivered, the peer's timers act and its frames go
+ *           onto the link, completions are collected.
+ *   verdict every completion with its expected status, in WR order per QP;
+ *           the peer's memory equal to what the successful WRITEs carried
+ *           and nothing else; every successful SEND received whole, with its
+ *           immediate; the capture conformant (the checker, 0 errors); the
+ *           device's counters showing the recovery the faults demand; no
+ *           port contract broken.
+ *
+ * The capture is taken at the device's port, as a tap on the FPGA's link
+ * would see it: the device's frames as it sent them (frames the link then
+ * loses are in it), the peer's as they reach the device (lost ones are not).
+ * So every timestamp and every cause-and-effect is the device's own. Frames
+ * the link corrupted on their way to the device are left out: the device
+ * drops them at its ICRC check (its counter is asserted), and a bad ICRC
+ * there is the link's doing, not the peer's.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rocetest/capture.h"
+#include "rocetest/cm.h"
+#include "rocetest/run.h"
+
+/* The host the harness plays. */
+#define HOST_IP 0x0A000164u
+#define HOST_CM_PORT 0x4322
+#define HOST_PSN 0x4000u
+#define PEER_VA 0x00007F0000001000ull
+#define PEER_RKEY 0x5EED0001u
+#define DUT_IP 0x0A000001u
+#define DUT_RKEY 0xABCD0042u
+#define DUT_PSN_STRIDE 0x10000u
+
+#define CHUNK_CYCLES 16		/* the device's clock runs this long between harness steps */
+#define SETUP_CYCLES 50000	/* most an ARP or CM reply may take */
+#define SETTLE_CYCLES 400	/* quiet time that ends a test */
+#define STALL_NS 2000000	/* nothing moved this long: the test is stuck */
+#define MAX_FRAME 9600
+
+static const uint8_t HOST_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0xAB, 0x00 };
+static const uint8_t DUT_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+
+/* One work request and what must come of it. */
+struct wr_entry {
+	struct rt_dut_wr wr;
+	uint8_t expect;		/* enum rt_dut_status */
+	bool completed;
+	uint8_t status;
+	bool received;		/* a SEND the peer received whole */
+};
+
+struct qp_side {
+	struct rt_qp *peer;
+	uint32_t dut_qpn, dut_psn, pmtu;
+	uint8_t *expect_mem;	/* what the peer's memory must hold at the end */
+	uint32_t mem_size;
+	struct wr_entry *wrs;	/* this QP's WRs, in posting order */
+	uint32_t n_wrs, next_cpl, next_recv;
+	uint32_t recv_scan;	/* where the search for the next receive-consuming WR goes on */
+	uint32_t recv_size, rq_depth;
+	uint64_t recv_posted;
+};
+
+struct runner {
+	struct rt_dut_ops *dut;
+	const struct rt_run_spec *spec;
+	const struct rt_run_options *opt;
+	struct rt_run_result *res;
+	uint64_t rng;
+	double ns_per_cycle;
+	int64_t now;		/* ns since reset */
+	struct rt_wire *wire;
+	struct qp_side qp[RT_RUN_MAX_QP];
+	uint32_t n_wrs, n_done;
+	struct rt_checker *chk;
+	struct rt_capture_writer *cap;
+	uint64_t frames;
+	int64_t last_activity;
+	bool recv_posting;	/* the peer posts receive buffers (RT_PEER_RNR: from recv_post_us) */
+	/* Throughput: the device's RoCE frames, first start to last end. */
+	int64_t tx_first, tx_last_end;
+	uint16_t cm_ip_id;
+	uint32_t cm_pending;	/* CM requests waiting for their reply */
+	uint8_t buf[MAX_FRAME];
+};
+
+/* ---- Results ------------------------------------------------------- */
+
+static void fail(struct runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct runner *r, const char *fmt, ...)
+{
+	struct rt_run_result *res = r->res;
+	size_t used = strlen(res->failure);
+	res->passed = false;
+	if (used + 2 >= sizeof res->failure)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(res->failure + used, sizeof res->failure - used - 1, fmt, ap);
+	va_end(ap);
+	used = strlen(res->failure);
+	res->failure[used] = '\n';
+	res->failure[used + 1] = 0;
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void fill_random(uint8_t *p, size_t n, uint64_t *state)
+{
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t v = splitmix64(state);
+		for (size_t b = 0; b < 8 && i + b < n; b++)
+			p[i + b] = (uint8_t)(v >> (8 * b));
+	}
+}
+
+/* ---- Capture and checker ------------------------------------------- */
+
+static void on_violation(void *ctx, const struct rt_violation *v)
+{
+	struct runner *r = ctx;
+	if (v->severity == RT_SEV_ERROR && r->res->checker_errors < 3)
+		fail(r, "checker: frame %" PRIu64 ": %s: %s", v->frame, rt_rule_info(v->rule)->id, v->message);
+	if (v->severity == RT_SEV_ERROR)
+		r->res->checker_errors++;
+	else
+		r->res->checker_warnings++;
+	if (r->opt->on_violation)
+		r->opt->on_violation(r->opt->ctx, v);
+}
+
+/* Every frame a receiver takes: into the capture and the checker. */
+static void capture(struct runner *r, int64_t t, const uint8_t *f, uint32_t len)
+{
+	r->frames++;
+	if (r->cap)
+		rt_capture_write(r->cap, RT_CAPTURE_EPOCH_NS + t, f, len, len);
+	rt_checker_frame(r->chk, RT_LINK_ETHERNET, r->frames, t, f, len, len);
+}
+
+/* ---- The device's clock -------------------------------------------- */
+
+static void run_cycles(struct runner *r, uint64_t n)
+{
+	r->dut->step(r->dut->ctx, n);
+	r->now = (int64_t)((double)r->dut->cycle(r->dut->ctx) * r->ns_per_cycle);
+}
+
+/* The device's next frame (in r->buf) with the time it went on the wire; 0 when none. */
+static uint32_t pull(struct runner *r, int64_t *t)
+{
+	uint32_t len;
+	uint64_t ps;
+	int rc = r->dut->pull_tx(r->dut->ctx, r->buf, sizeof r->buf, &len, &ps);
+	if (rc < 0) {
+		fail(r, "the device sent a frame longer than %zu bytes", sizeof r->buf);
+		return 0;
+	}
+	if (!rc)
+		return 0;
+	*t = (int64_t)(ps / 1000);
+	return len;
+}
+
+static int push(struct runner *r, const uint8_t *f, uint32_t len)
+{
+	char msg[256];
+	if (r->dut->push_rx(r->dut->ctx, f, len, msg, sizeof msg)) {
+		fail(r, "device RX: %s", msg);
+		return -1;
+	}
+	r->res->frames_to_dut++;
+	return 0;
+}
+
+/* ---- Setup: ARP and CM --------------------------------------------- */
+
+static void host_addr(struct rt_cm_addr *a, struct runner *r)
+{
+	memcpy(a->src_mac, HOST_MAC, 6);
+	memcpy(a->dst_mac, DUT_MAC, 6);
+	a->src_ip = HOST_IP;
+	a->dst_ip = DUT_IP;
+	a->src_port = HOST_CM_PORT;
+	a->dst_port = RT_CM_UDP_PORT;
+	a->ip_id = r->cm_ip_id++;
+}
+
+static void send_cm(struct runner *r, const struct rt_cm_msg *m)
+{
+	uint8_t f[RT_CM_FRAME_BYTES];
+	struct rt_cm_addr a;
+	host_addr(&a, r);
+	rt_cm_frame_build(f, &a, m);
+	capture(r, r->now, f, sizeof f);
+	push(r, f, sizeof f);
+}
+
+/* A CM reply addressed to the host: true, with the message. */
+static bool cm_reply(struct runner *r, const uint8_t *f, uint32_t len, struct rt_cm_msg *m)
+{
+	struct rt_cm_addr a;
+	if (!rt_cm_frame_parse(f, len, &a, m) || a.src_port != RT_CM_REPLY_PORT)
+		return false;
+	if (memcmp(a.dst_mac, HOST_MAC, 6) || a.dst_ip != HOST_IP || a.dst_port != HOST_CM_PORT ||
+	    a.src_ip != DUT_IP || memcmp(a.src_mac, DUT_MAC, 6))
+		fail(r, "CM reply misaddressed (to %08x:%u from %08x)", a.dst_ip, a.dst_port, a.src_ip);
+	if (!m->ack_valid || m->ack_type != RT_CM_ACK)
+		fail(r, "CM request type %u answered with ack_valid %d ack_type %u", m->req_type, m->ack_valid,
+		     m->ack_type);
+	return true;
+}
+
+/* Sends a CM request and waits for its reply. */
+static int cm_exchange(struct runner *r, const struct rt_cm_msg *req, struct rt_cm_msg *rep, const char *what)
+{
+	send_cm(r, req);
+	for (uint64_t c = 0; c < SETUP_CYCLES; c += CHUNK_CYCLES) {
+		run_cycles(r, CHUNK_CYCLES);
+		int64_t t;
+		uint32_t len;
+		while ((len = pull(r, &t)) > 0) {
+			capture(r, t, r->buf, len);
+			r->res->frames_to_peer++;
+			if (cm_reply(r, r->buf, len, rep))
+				return r->res->passed ? 0 : -1;
+			fail(r, "%s: a frame of %u bytes that is not the CM reply", what, len);
+			return -1;
+		}
+	}
+	fail(r, "%s: no CM reply in %u cycles", what, SETUP_CYCLES);
+	return -1;
+}
+
+static int arp(struct runner *r)
+{
+	uint8_t f[RT_ARP_FRAME_BYTES];
+	rt_arp_request_build(f, HOST_MAC, HOST_IP, DUT_IP);
+	capture(r, r->now, f, sizeof f);
+	if (push(r, f, sizeof f))
+		return -1;
+	for (uint64_t c = 0; c < SETUP_CYCLES; c += CHUNK_CYCLES) {
+		run_cycles(r, CHUNK_CYCLES);
+		int64_t t;
+		uint32_t len = pull(r, &t);
+		if (!len)
+			continue;
+		capture(r, t, r->buf, len);
+		r->res->frames_to_peer++;
+		uint8_t smac[6], tmac[6];
+		uint32_t sip, tip;
+		if (!rt_arp_reply_parse(r->buf, len, smac, &sip, tmac, &tip) || memcmp(smac, DUT_MAC, 6) ||
+		    sip != DUT_IP || memcmp(tmac, HOST_MAC, 6) || tip != HOST_IP || memcmp(r->buf, HOST_MAC, 6)) {
+			fail(r, "ARP: the answer to who-has %08x is not a reply from the device to the host", DUT_IP);
+			return -1;
+		}
+		return 0;
+	}
+	fail(r, "ARP: no reply in %u cycles", SETUP_CYCLES);
+	return -1;
+}
+
+static void dut_config(const struct runner *r, struct rt_dut_config *c, uint8_t pmtu_code)
+{
+	const struct rt_run_spec *s = r->spec;
+	memset(c, 0, sizeof *c);
+	memcpy(c->mac, DUT_MAC, 6);
+	c->ip = DUT_IP;
+	c->rkey = DUT_RKEY;
+	c->base_addr = r->dut->info.mem_base;
+	c->psn = s->psn;
+	c->pmtu_code = pmtu_code;
+	for (unsigned q = 0; q < RT_DUT_MAX_QP; q++) {
+		c->timeout[q] = s->timeout ? s->timeout : 14;
+		c->retry_cnt[q] = s->retry_cnt;
+		c->rnr_retry[q] = s->rnr_retry;
+	}
+}
+
+/* Opens QP q: OPEN_QP, SEND_QP_INFO, MODIFY_QP_RTS. */
+static int open_qp(struct runner *r, unsigned q)
+{
+	const struct rt_run_spec *s = r->spec;
+	struct rt_dut_config c;
+	char msg[256];
+	dut_config(r, &c, s->pmtu_code[q]);
+	if (r->dut->configure(r->dut->ctx, &c, msg, sizeof msg)) {
+		fail(r, "configure: %s", msg);
+		return -1;
+	}
+	struct rt_cm_msg rep, req = { .qp_info_valid = true, .req_type = RT_CM_OPEN_QP,
+				      .listening_port = HOST_CM_PORT };
+	if (cm_exchange(r, &req, &rep, "OPEN_QP"))
+		return -1;
+	uint32_t qpn = r->dut->info.qpn_base + q, psn = (s->psn + DUT_PSN_STRIDE * q) & 0xFFFFFF;
+	if (rep.loc_qpn != qpn || rep.loc_psn != psn || rep.loc_rkey != DUT_RKEY ||
+	    rep.loc_base != r->dut->info.mem_base || rep.loc_ip != DUT_IP) {
+		fail(r, "OPEN_QP %u: the reply says QPN %06x PSN %06x R_Key %08x base %" PRIx64 ", expected %06x %06x %08x %" PRIx64,
+		     q, rep.loc_qpn, rep.loc_psn, rep.loc_rkey, rep.loc_base, qpn, psn, DUT_RKEY, r->dut->info.mem_base);
+		return -1;
+	}
+	r->qp[q].dut_qpn = qpn;
+	r->qp[q].dut_psn = psn;
+	r->qp[q].pmtu = 256u << s->pmtu_code[q];
+	req = (struct rt_cm_msg){ .qp_info_valid = true, .req_type = RT_CM_SEND_QP_INFO, .loc_qpn = qpn,
+				  .rem_qpn = 0x1200 + 0x11 * q, .rem_psn = HOST_PSN, .rem_rkey = PEER_RKEY,
+				  .rem_base = PEER_VA, .rem_ip = HOST_IP, .listening_port = HOST_CM_PORT };
+	if (cm_exchange(r, &req, &rep, "SEND_QP_INFO"))
+		return -1;
+	if (rep.rem_qpn != req.rem_qpn || rep.rem_psn != HOST_PSN || rep.rem_rkey != PEER_RKEY ||
+	    rep.rem_base != PEER_VA || rep.rem_ip != HOST_IP)
+		fail(r, "SEND_QP_INFO %u: the reply does not echo the host's QPN, PSN, R_Key, base and IP", q);
+	req = (struct rt_cm_msg){ .qp_info_valid = true, .req_type = RT_CM_MODIFY_QP_RTS, .loc_qpn = qpn,
+				  .listening_port = HOST_CM_PORT };
+	if (cm_exchange(r, &req, &rep, "MODIFY_QP_RTS"))
+		return -1;
+	unsigned st = r->dut->qp_state(r->dut->ctx, q);
+	if (st != RT_DUT_QPS_RTS) {
+		fail(r, "QP %u is in state %u after MODIFY_QP_RTS, not RTS (3)", q, st);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- The peer ------------------------------------------------------ */
+
+static uint32_t peer_qpn(unsigned q)
+{
+	return 0x1200 + 0x11 * q;
+}
+
+static int make_peer(struct runner *r, unsigned q, uint32_t max_send, struct rt_error *err)
+{
+	const struct rt_run_spec *s = r->spec;
+	struct qp_side *side = &r->qp[q];
+	struct rt_qp_config c;
+	rt_qp_config_init(&c);
+	memcpy(c.mac, HOST_MAC, 6);
+	memcpy(c.peer_mac, DUT_MAC, 6);
+	c.ip_version = 4;
+	for (int i = 0; i < 4; i++) {
+		c.ip[i] = (uint8_t)(HOST_IP >> (24 - 8 * i));
+		c.peer_ip[i] = (uint8_t)(DUT_IP >> (24 - 8 * i));
+	}
+	c.udp_sport = (uint16_t)(0xC100 + q);
+	c.qpn = peer_qpn(q);
+	c.peer_qpn = side->dut_qpn;
+	c.sq_psn = HOST_PSN;
+	c.rq_psn = side->dut_psn;
+	c.pmtu = side->pmtu;
+	c.ack_every = 1;
+	c.send_cnp = false;
+	c.min_rnr_timer = s->rnr_timer;
+	c.mem_va = PEER_VA;
+	c.mem_size = side->mem_size;
+	c.rkey = PEER_RKEY;
+	side->recv_size = max_send < 64 ? 64 : max_send;
+	side->rq_depth = side->recv_size > 65536 ? 16 : 32;
+	c.rq_depth = side->rq_depth;
+	c.recv_size = side->recv_size;
+	side->peer = rt_qp_new(&c, err);
+	if (!side->peer)
+		return -1;
+	fill_random(rt_qp_memory(side->peer), side->mem_size, &r->rng);
+	side->expect_mem = malloc(side->mem_size);
+	if (!side->expect_mem) {
+		rt_error_set(err, "out of memory");
+		return -1;
+	}
+	memcpy(side->expect_mem, rt_qp_memory(side->peer), side->mem_size);
+	return 0;
+}
+
+/* Keeps the peer's receive ring full (while it posts at all). */
+static void post_receives(struct runner *r, struct qp_side *side)
+{
+	if (!r->recv_posting)
+		return;
+	uint64_t used = side->next_recv;
+	while (side->recv_posted < used + side->rq_depth) {
+		struct rt_recv_wr rw = { .wr_id = side->recv_posted };
+		struct rt_error e;
+		if (rt_qp_post_recv(side->peer, &rw, &e))
+			break;
+		side->recv_posted++;
+	}
+}
+
+static bool consumes_receive(uint8_t op)
+{
+	return op == RT_DUT_SEND || op == RT_DUT_SEND_IMM || op == RT_DUT_WRITE_IMM;
+}
+
+/* This QP's next WR that consumes a receive buffer at the peer (they arrive in posting order). */
+static struct wr_entry *next_receiving_wr(struct qp_side *side)
+{
+	while (side->recv_scan < side->n_wrs && !consumes_receive(side->wrs[side->recv_scan].wr.opcode))
+		side->recv_scan++;
+	return side->recv_scan < side->n_wrs ? &side->wrs[side->recv_scan++] : NULL;
+}
+
+/* A receive completion at the peer: the next SEND (or WRITE with immediate) of this QP, whole. */
+static void peer_received(struct runner *r, unsigned q, const struct rt_wc *wc)
+{
+	struct qp_side *side = &r->qp[q];
+	/* A peer QP in error flushes its receive ring: those buffers took no message. */
+	if (wc->status != RT_WC_SUCCESS && rt_qp_state(side->peer) == RT_QPS_ERROR)
+		return;
+	struct wr_entry *e = next_receiving_wr(side);
+	uint8_t *mem = r->dut->memory(r->dut->ctx);
+	side->next_recv++;
+	if (!e) {
+		fail(r, "QP %u: the peer received message %u, but the device was given only %u that take a receive",
+		     q, side->next_recv, side->next_recv - 1);
+		return;
+	}
+	if (wc->status != RT_WC_SUCCESS) {
+		fail(r, "QP %u: wr_id %" PRIx64 ": the peer's receive completed with status %d", q, e->wr.wr_id,
+		     wc->status);
+		return;
+	}
+	bool imm = e->wr.opcode == RT_DUT_SEND_IMM || e->wr.opcode == RT_DUT_WRITE_IMM;
+	if (wc->with_imm != imm || (imm && wc->imm != e->wr.imm))
+		fail(r, "QP %u: wr_id %" PRIx64 ": immediate %s%08x at the peer, expected %s%08x", q, e->wr.wr_id,
+		     wc->with_imm ? "" : "none ", wc->imm, imm ? "" : "none ", e->wr.imm);
+	if (e->wr.opcode != RT_DUT_WRITE_IMM) {
+		const uint8_t *src = mem + (e->wr.local_addr - r->dut->info.mem_base);
+		if (wc->byte_len != e->wr.length ||
+		    memcmp(rt_qp_recv_memory(side->peer) + wc->recv_offset, src, e->wr.length))
+			fail(r, "QP %u: SEND wr_id %" PRIx64 ": the peer received %u bytes, not the %u posted", q,
+			     e->wr.wr_id, wc->byte_len, e->wr.length);
+	}
+	e->received = true;
+	post_receives(r, side);
+}
+
+/* ---- Work ---------------------------------------------------------- */
+
+static uint32_t wr_length(struct runner *r, uint32_t pmtu, uint32_t i)
+{
+	const struct rt_run_spec *s = r->spec;
+	switch (s->sizes) {
+	case RT_SIZES_FIXED:
+		return s->size;
+	case RT_SIZES_RANDOM:
+		return (uint32_t)(splitmix64(&r->rng) % (3 * pmtu + 8));
+	case RT_SIZES_CLASSES:
+		break;
+	}
+	const uint32_t cls[] = { 0, 1, 2, 3, 5, 7, pmtu - 1, pmtu, pmtu + 1, 2 * pmtu + 1, 3 * pmtu + 5 };
+	return cls[i % (sizeof cls / sizeof cls[0])];
+}
+
+static uint8_t wr_opcode(const struct rt_run_spec *s, uint32_t i)
+{
+	uint8_t ops[4], n = 0;
+	for (uint8_t op = 0; op < 4; op++)
+		if (s->opcodes >> op & 1)
+			ops[n++] = op;
+	return n ? ops[i % n] : RT_DUT_WRITE;
+}
+
+/*
+ * The WRs of every QP: native ones with random sources, destinations laid
+ * out one after another (wrapping in the peer's memory), the generator's
+ * as roce_txgen makes them. Expected statuses from the spec.
+ */
+static int plan_work(struct runner *r, struct rt_error *err)
+{
+	const struct rt_run_spec *s = r->spec;
+	const struct rt_dut_info *info = &r->dut->info;
+	for (unsigned q = 0; q < s->n_qp; q++) {
+		struct qp_side *side = &r->qp[q];
+		uint32_t n = s->wrs_per_qp + s->txmeta_n;
+		side->wrs = calloc(n ? n : 1, sizeof *side->wrs);
+		if (!side->wrs) {
+			rt_error_set(err, "out of memory");
+			return -1;
+		}
+		/* The generator writes from the bottom of both memories; native WRs go above. */
+		uint64_t dest = (uint64_t)s->txmeta_n * s->txmeta_len;
+		for (uint32_t k = 0; k < s->txmeta_n; k++) {
+			struct wr_entry *e = &side->wrs[side->n_wrs++];
+			uint8_t op = wr_opcode(s, q);
+			e->wr = (struct rt_dut_wr){ .qp = q, .opcode = op, .local_addr = info->mem_base + (uint64_t)k * s->txmeta_len,
+						    .length = s->txmeta_len, .remote_va = PEER_VA + (uint64_t)k * s->txmeta_len,
+						    .rkey = PEER_RKEY, .imm = k,
+						    .wr_id = 0xF0ull << 56 | (uint64_t)q << 48 | k };
+		}
+		for (uint32_t i = 0; i < s->wrs_per_qp; i++) {
+			struct wr_entry *e = &side->wrs[side->n_wrs++];
+			uint32_t len = wr_length(r, side->pmtu, i);
+			if (dest + len > side->mem_size)
+				dest = (uint64_t)s->txmeta_n * s->txmeta_len;
+			e->wr = (struct rt_dut_wr){
+				.qp = q,
+				.opcode = wr_opcode(s, i),
+				.local_addr = info->mem_base + splitmix64(&r->rng) % (info->mem_size - len),
+				.length = len,
+				.remote_va = PEER_VA + dest,
+				.rkey = q == 0 && i + 1 == s->bad_rkey_wr ? PEER_RKEY ^ 0x100 : PEER_RKEY,
+				.imm = (uint32_t)splitmix64(&r->rng),
+				.wr_id = (uint64_t)q << 40 | (i + 1),
+			};
+			dest += len + splitmix64(&r->rng) % 61;
+		}
+		for (uint32_t i = 0; i < side->n_wrs; i++) {
+			struct wr_entry *e = &side->wrs[i];
+			uint32_t num = i + 1 - s->txmeta_n;	/* native WRs number from 1 */
+			if (q == 0 && s->fail_wr && i >= s->txmeta_n)
+				e->expect = num < s->fail_wr ? RT_DUT_SUCCESS
+					  : num == s->fail_wr ? s->fail_status : RT_DUT_FLUSHED;
+		}
+		r->n_wrs += side->n_wrs;
+	}
+	return 0;
+}
+
+static int start_work(struct runner *r)
+{
+	const struct rt_run_spec *s = r->spec;
+	char msg[256];
+	for (unsigned q = 0; q < s->n_qp; q++) {
+		struct qp_side *side = &r->qp[q];
+		if (s->txmeta_n) {
+			uint8_t op = wr_opcode(s, q);
+			struct rt_cm_msg m = { .loc_qpn = side->dut_qpn, .listening_port = HOST_CM_PORT,
+					       .txmeta_valid = true, .start = true,
+					       .is_immediate = op == RT_DUT_SEND_IMM || op == RT_DUT_WRITE_IMM,
+					       .tx_write = op >= RT_DUT_WRITE, .dma_length = s->txmeta_len,
+					       .n_transfers = s->txmeta_n };
+			send_cm(r, &m);
+			r->cm_pending++;
+		}
+		for (uint32_t i = s->txmeta_n; i < side->n_wrs; i++)
+			if (r->dut->post_wr(r->dut->ctx, &side->wrs[i].wr, msg, sizeof msg)) {
+				fail(r, "posting QP %u's WR %u: %s", q, i + 1, msg);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* ---- The run ------------------------------------------------------- */
+
+/* The QP a device frame belongs to: it is addressed to that QP's peer. */
+static int peer_of(const struct runner *r, uint32_t dest_qpn)
+{
+	for (unsigned q = 0; q < r->spec->n_qp; q++)
+		if (peer_qpn(q) == dest_qpn)
+			return (int)q;
+	return -1;
+}
+
+/* Ethernet bytes on the wire per frame: preamble 8 + frame + FCS 4 + gap 12, 64 at least. */
+static int64_t wire_ns(uint32_t len, double gbps)
+{
+	uint32_t l = len + 4 < 64 ? 64 : len + 4;
+	return (int64_t)llround((l + 20) * 8.0 / gbps);
+}
+
+static void arrivals(struct runner *r, int64_t t);
+
+/*
+ * The device's frames: RoCE onto the link, CM replies straight to the host.
+ * What arrived before each is delivered first, so the capture is in time order.
+ */
+static void from_device(struct runner *r)
+{
+	int64_t t;
+	uint32_t len;
+	while ((len = pull(r, &t)) > 0) {
+		arrivals(r, t);
+		r->res->frames_to_peer++;
+		r->last_activity = r->now;
+		struct rt_cm_msg m;
+		if (cm_reply(r, r->buf, len, &m)) {
+			capture(r, t, r->buf, len);
+			if (r->cm_pending)
+				r->cm_pending--;
+			else
+				fail(r, "a CM reply nobody asked for");
+			continue;
+		}
+		struct rt_packet p;
+		if (rt_parse(&p, RT_LINK_ETHERNET, r->buf, len, len) != RT_PARSE_ROCE || peer_of(r, p.bth.dest_qp) < 0) {
+			capture(r, t, r->buf, len);
+			fail(r, "the device sent a frame of %u bytes that is neither a CM reply nor RoCE to an open QP", len);
+			continue;
+		}
+		capture(r, t, r->buf, len);
+		if (memcmp(r->buf, HOST_MAC, 6))
+			fail(r, "RoCE frame to a MAC address other than the host's");
+		if (r->tx_first < 0)
+			r->tx_first = t;
+		r->tx_last_end = t + wire_ns(len, r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100);
+		/* Sent at t, before r->now: the link's delay keeps its arrival ahead of the clock. */
+		uint8_t *slot = rt_wire_frame_buffer(r->wire, 0);
+		memcpy(slot, r->buf, len);
+		rt_wire_send(r->wire, 0, t, slot, len, RT_BUG_NONE);
+	}
+}
+
+/* Frames that arrived by time t: the peer's into the device (and the capture), the device's to the peer. */
+static void arrivals(struct runner *r, int64_t t)
+{
+	struct rt_wire_frame f;
+	while (rt_wire_receive(r->wire, t, &f)) {
+		r->last_activity = r->now;
+		if (f.dir == 1) {
+			if (!f.faulted)
+				capture(r, f.arrive, f.data, f.len);
+			push(r, f.data, f.len);
+			continue;
+		}
+		struct rt_packet p;
+		if (rt_parse(&p, RT_LINK_ETHERNET, f.data, f.len, f.len) != RT_PARSE_ROCE)
+			continue;	/* a corrupted header: nobody's */
+		int q = peer_of(r, p.bth.dest_qp);
+		if (q >= 0)
+			rt_qp_receive(r->qp[q].peer, f.arrive, f.data, f.len);
+	}
+}
+
+static void peer_turn(struct runner *r)
+{
+	const struct rt_run_spec *s = r->spec;
+	if (!r->recv_posting && s->peer == RT_PEER_RNR && r->now >= (int64_t)s->recv_post_us * 1000) {
+		r->recv_posting = true;
+		for (unsigned q = 0; q < s->n_qp; q++)
+			post_receives(r, &r->qp[q]);
+	}
+	for (unsigned q = 0; q < s->n_qp; q++) {
+		struct qp_side *side = &r->qp[q];
+		if (rt_qp_next_deadline(side->peer) <= r->now)
+			rt_qp_advance(side->peer, r->now);
+		struct rt_wc wc;
+		while (rt_qp_poll_cq(side->peer, &wc))
+			if (wc.opcode == RT_WR_RECV)
+				peer_received(r, q, &wc);
+		while (rt_wire_tx_free(r->wire, 1) <= r->now) {
+			enum rt_qp_bug bug;
+			uint8_t *buf = rt_wire_frame_buffer(r->wire, 1);
+			size_t n = rt_qp_next_frame(side->peer, r->now, buf, MAX_FRAME, &bug);
+			if (!n)
+				break;
+			rt_wire_send(r->wire, 1, r->now, buf, (uint32_t)n, bug);
+			r->last_activity = r->now;
+		}
+	}
+}
+
+static struct wr_entry *find_generator_wr(struct qp_side *side, uint64_t wr_id)
+{
+	for (uint32_t i = 0; i < side->n_wrs; i++)
+		if (side->wrs[i].wr.wr_id == wr_id && !side->wrs[i].completed)
+			return &side->wrs[i];
+	return NULL;
+}
+
+static void completions(struct runner *r)
+{
+	struct rt_dut_cpl c;
+	while (r->dut->poll_cpl(r->dut->ctx, &c)) {
+		r->last_activity = r->now;
+		r->res->completions++;
+		if (c.qp >= r->spec->n_qp) {
+			fail(r, "a completion for QP %u, which was not opened", c.qp);
+			continue;
+		}
+		struct qp_side *side = &r->qp[c.qp];
+		struct wr_entry *e;
+		if (c.wr_id >> 63) {
+			e = find_generator_wr(side, c.wr_id);
+			if (!e) {
+				fail(r, "QP %u: a completion for generator wr_id %" PRIx64 " that is not due", c.qp, c.wr_id);
+				continue;
+			}
+		} else {
+			/* Native WRs complete in posting order. */
+			while (side->next_cpl < side->n_wrs && side->wrs[side->next_cpl].wr.wr_id >> 63)
+				side->next_cpl++;
+			if (side->next_cpl >= side->n_wrs) {
+				fail(r, "QP %u: completion wr_id %" PRIx64 " with no WR outstanding", c.qp, c.wr_id);
+				continue;
+			}
+			e = &side->wrs[side->next_cpl++];
+			if (e->wr.wr_id != c.wr_id) {
+				fail(r, "QP %u: completion for wr_id %" PRIx64 " where %" PRIx64 " was due", c.qp, c.wr_id,
+				     e->wr.wr_id);
+				continue;
+			}
+		}
+		e->completed = true;
+		e->status = c.status;
+		r->n_done++;
+		if (c.status != e->expect)
+			fail(r, "QP %u: wr_id %" PRIx64 " (%s, %u bytes) completed %s, expected %s", c.qp, c.wr_id,
+			     rt_dut_opcode_name(e->wr.opcode), e->wr.length, rt_dut_status_name(c.status),
+			     rt_dut_status_name(e->expect));
+	}
+}
+
+static bool all_quiet(struct runner *r)
+{
+	if (r->n_done < r->n_wrs || r->cm_pending || rt_wire_next_arrival(r->wire) != INT64_MAX ||
+	    !r->dut->quiet(r->dut->ctx))
+		return false;
+	for (unsigned q = 0; q < r->spec->n_qp; q++)
+		if (!rt_qp_idle(r->qp[q].peer))
+			return false;
+	return true;
+}
+
+static void run_work(struct runner *r)
+{
+	uint64_t quiet = 0, last_report = 0;
+	uint64_t limit = (uint64_t)(0.2 / (r->ns_per_cycle * 1e-9));	/* 200 ms of device time */
+	r->last_activity = r->now;
+	for (uint64_t start = r->dut->cycle(r->dut->ctx);;) {
+		run_cycles(r, CHUNK_CYCLES);
+		from_device(r);
+		arrivals(r, r->now);
+		peer_turn(r);
+		completions(r);
+		if (r->opt->on_progress && r->n_done != last_report && r->n_wrs) {
+			last_report = r->n_done;
+			r->opt->on_progress(r->opt->ctx, r->spec, (double)r->n_done / r->n_wrs);
+		}
+		quiet = all_quiet(r) ? quiet + CHUNK_CYCLES : 0;
+		if (quiet >= SETTLE_CYCLES)
+			return;
+		if (r->now - r->last_activity > STALL_NS) {
+			fail(r, "stuck: nothing moved for %d us (%u of %u completions)", STALL_NS / 1000, r->n_done,
+			     r->n_wrs);
+			return;
+		}
+		if (r->dut->cycle(r->dut->ctx) - start > limit) {
+			fail(r, "not done after 200 ms of device time (%u of %u completions)", r->n_done, r->n_wrs);
+			return;
+		}
+	}
+}
+
+/* ---- The verdict --------------------------------------------------- */
+
+static void verify(struct runner *r)
+{
+	const struct rt_run_spec *s = r->spec;
+	struct rt_run_result *res = r->res;
+	uint8_t *mem = r->dut->memory(r->dut->ctx);
+	for (unsigned q = 0; q < s->n_qp; q++) {
+		struct qp_side *side = &r->qp[q];
+		for (uint32_t i = 0; i < side->n_wrs; i++) {
+			struct wr_entry *e = &side->wrs[i];
+			uint64_t off = e->wr.remote_va - PEER_VA;
+			if (!e->completed) {
+				fail(r, "QP %u: wr_id %" PRIx64 " never completed", q, e->wr.wr_id);
+				continue;
+			}
+			bool write = e->wr.opcode >= RT_DUT_WRITE;
+			if (e->status == RT_DUT_SUCCESS) {
+				res->payload_bytes += e->wr.length;
+				if (write)
+					memcpy(side->expect_mem + off, mem + (e->wr.local_addr - r->dut->info.mem_base),
+					       e->wr.length);
+				bool needs_recv = e->wr.opcode != RT_DUT_WRITE;
+				if (needs_recv && !e->received)
+					fail(r, "QP %u: wr_id %" PRIx64 " completed, but the peer never received it", q,
+					     e->wr.wr_id);
+			} else if (write) {
+				/* A WRITE that failed may have placed some of its bytes: not judged. */
+				memcpy(side->expect_mem + off, rt_qp_memory(side->peer) + off, e->wr.length);
+			}
+		}
+		const uint8_t *got = rt_qp_memory(side->peer);
+		if (memcmp(got, side->expect_mem, side->mem_size)) {
+			uint32_t at = 0;
+			while (got[at] == side->expect_mem[at])
+				at++;
+			fail(r, "QP %u: the peer's memory differs from what the WRITEs carried, first at VA %" PRIx64, q,
+			     (uint64_t)(PEER_VA + at));
+		}
+	}
+
+	struct rt_dut_counters c;
+	r->dut->counters(r->dut->ctx, &c);
+	res->retransmissions = c.retransmissions;
+	res->timeouts = c.timeouts;
+	res->naks = c.naks;
+	res->rnr_naks = c.rnr_naks;
+	if (c.retransmissions < s->min_retransmissions || c.timeouts < s->min_timeouts || c.naks < s->min_naks ||
+	    c.rnr_naks < s->min_rnr_naks)
+		fail(r, "the device recovered less than the faults demand: %u retransmissions, %u timeouts, %u NAKs, "
+		     "%u RNR NAKs; at least %u, %u, %u, %u expected", c.retransmissions, c.timeouts, c.naks,
+		     c.rnr_naks, s->min_retransmissions, s->min_timeouts, s->min_naks, s->min_rnr_naks);
+	const struct rt_link_stats *back = rt_wire_stats(r->wire, 1);
+	if (c.rx_drop_bad_icrc != back->corrupted)
+		fail(r, "the device dropped %u frames for a bad ICRC; the link corrupted %" PRIu64, c.rx_drop_bad_icrc,
+		     back->corrupted);
+	if (c.rx_drop_malformed || c.rx_drop_unsupported || c.rx_drop_not_for_us)
+		fail(r, "the device dropped good frames: malformed %u, unsupported %u, not for it %u",
+		     c.rx_drop_malformed, c.rx_drop_unsupported, c.rx_drop_not_for_us);
+	const char *perr = r->dut->port_error(r->dut->ctx);
+	if (perr)
+		fail(r, "port contract: %s", perr);
+	for (unsigned q = 0; q < s->n_qp; q++) {
+		unsigned st = r->dut->qp_state(r->dut->ctx, q);
+		unsigned want = q == 0 && s->fail_wr ? RT_DUT_QPS_ERROR : RT_DUT_QPS_RTS;
+		if (st != want)
+			fail(r, "QP %u ends in state %u, expected %u", q, st, want);
+	}
+	for (unsigned d = 0; d < 2; d++) {
+		const struct rt_link_stats *ls = rt_wire_stats(r->wire, d);
+		res->link_dropped += ls->dropped;
+		res->link_duplicated += ls->duplicated;
+		res->link_reordered += ls->reordered;
+		res->link_corrupted += ls->corrupted;
+	}
+	if (s->throughput && r->tx_first >= 0 && r->tx_last_end > r->tx_first) {
+		res->has_goodput = true;
+		res->opcode = wr_opcode(s, 0);
+		res->msg_size = s->size;
+		res->goodput_gbps = (double)res->payload_bytes * 8 / (double)(r->tx_last_end - r->tx_first);
+		res->limit_gbps = rt_goodput_limit_gbps(res->opcode, s->size, r->qp[0].pmtu,
+							 r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100);
+	}
+}
+
+/* ---- The test ------------------------------------------------------ */
+
+static int open_capture(struct runner *r, struct rt_error *err)
+{
+	if (!r->opt->dir)
+		return 0;
+	snprintf(r->res->pcap, sizeof r->res->pcap, "%s-%s.pcap", r->spec->suite, r->spec->name);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", r->opt->dir, r->res->pcap);
+	r->cap = rt_capture_writer_open(path, rt_link_dlt(RT_LINK_ETHERNET), 65535, err);
+	return r->cap ? 0 : -1;
+}
+
+/* The rules this test leaves out (rt_run_spec.skip_rules), as cfg and as a --skip option. */
+static int skip_rules(const struct runner *r, struct rt_check_config *cfg, char *opt, size_t size,
+		      struct rt_error *err)
+{
+	const struct rt_run_spec *s = r->spec;
+	bool request_faults = false;
+	for (unsigned i = 0; i < s->n_faults; i++)
+		request_faults |= s->faults[i].dir == 0;
+	for (int i = 0; i < RT_RULE_COUNT; i++)
+		if (request_faults && !strcmp(rt_rule_group((enum rt_rule)i), "RSP"))
+			cfg->enabled[i] = false;
+	for (const char *p = s->skip_rules; p && *p;) {
+		size_t n = strcspn(p, ",");
+		char id[64];
+		snprintf(id, sizeof id, "%.*s", (int)n, p);
+		int rule = rt_rule_find(id);
+		if (rule < 0) {
+			rt_error_set(err, "test %s: skip_rules names an unknown rule '%s'", s->name, id);
+			return -1;
+		}
+		cfg->enabled[rule] = false;
+		p += n + (p[n] == ',');
+	}
+	size_t used = 0;
+	for (int i = 0; i < RT_RULE_COUNT; i++)
+		if (!cfg->enabled[i] && used + 40 < size)
+			used += (size_t)snprintf(opt + used, size - used, "%s%s", used ? "," : " --skip ",
+						 rt_rule_info((enum rt_rule)i)->id);
+	return 0;
+}
+
+static int setup_checker(struct runner *r, struct rt_error *err)
+{
+	const struct rt_run_spec *s = r->spec;
+	struct rt_check_config cc;
+	rt_check_config_init(&cc);
+	uint8_t t = s->timeout ? s->timeout : 14;
+	cc.have_timeout = true;
+	cc.timeout_us = 4.096 * (double)(1u << t);
+	cc.retry_cnt = s->retry_cnt;
+	cc.rnr_retry = s->rnr_retry;
+	cc.ladder_flows = r->opt->ladder_flows;
+	cc.on_violation = on_violation;
+	cc.ctx = r;
+	char *args = r->res->check_args;
+	size_t size = sizeof r->res->check_args;
+	int n = snprintf(args, size, "--timeout-us %.3f --retry-cnt %u --rnr-retry %u", cc.timeout_us, s->retry_cnt,
+			 s->rnr_retry);
+	if (skip_rules(r, &cc, args + n, size - (size_t)n, err))
+		return -1;
+	r->chk = rt_checker_new(&cc, err);
+	return r->chk ? 0 : -1;
+}
+
+static void cleanup(struct runner *r)
+{
+	for (unsigned q = 0; q < RT_RUN_MAX_QP; q++) {
+		rt_qp_free(r->qp[q].peer);
+		free(r->qp[q].expect_mem);
+		free(r->qp[q].wrs);
+	}
+	rt_wire_free(r->wire);
+	rt_checker_free(r->chk);
+}
+
+static uint32_t largest_send(const struct qp_side *side)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < side->n_wrs; i++)
+		if (side->wrs[i].wr.opcode <= RT_DUT_SEND_IMM && side->wrs[i].wr.length > m)
+			m = side->wrs[i].wr.length;
+	return m;
+}
+
+static int prepare(struct runner *r, struct rt_error *err)
+{
+	const struct rt_run_spec *s = r->spec;
+	struct rt_dut_config c;
+	char msg[256];
+	dut_config(r, &c, s->pmtu_code[0]);
+	if (r->dut->reset(r->dut->ctx, &c, msg, sizeof msg)) {
+		rt_error_set(err, "device reset: %s", msg);
+		return -1;
+	}
+	fill_random(r->dut->memory(r->dut->ctx), r->dut->info.mem_size, &r->rng);
+	r->now = 0;
+	if (open_capture(r, err) || setup_checker(r, err))
+		return -1;
+	struct rt_wire_config wc = { .delay_ns = s->one_way_ns ? s->one_way_ns : 1000,
+				     .rate_bps = (uint64_t)((r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100) * 1e9),
+				     .max_frame = MAX_FRAME, .n_faults = s->n_faults };
+	memcpy(wc.faults, s->faults, sizeof s->faults);
+	r->wire = rt_wire_new(&wc, err);
+	return r->wire ? 0 : -1;
+}
+
+int rt_run_test(struct rt_dut_ops *dut, const struct rt_run_spec *spec, const struct rt_run_options *opt,
+		struct rt_run_result *res, struct rt_error *err)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(res, 0, sizeof *res);
+	snprintf(res->suite, sizeof res->suite, "%s", spec->suite);
+	snprintf(res->name, sizeof res->name, "%s", spec->name);
+	snprintf(res->description, sizeof res->description, "%s", spec->description);
+	res->seed = opt->seed;
+	res->passed = true;
+	if (spec->n_qp < 1 || spec->n_qp > RT_RUN_MAX_QP || spec->n_qp > dut->info.n_qp) {
+		rt_error_set(err, "test %s: %u QPs, the device has %u", spec->name, spec->n_qp, dut->info.n_qp);
+		return -1;
+	}
+	struct runner *r = calloc(1, sizeof *r);
+	if (!r) {
+		rt_error_set(err, "out of memory");
+		return -1;
+	}
+	r->dut = dut;
+	r->spec = spec;
+	r->opt = opt;
+	r->res = res;
+	r->tx_first = -1;
+	r->ns_per_cycle = 1e9 / dut->info.clk_hz;
+	r->rng = opt->seed * 0x9E3779B97F4A7C15ull;
+	for (const char *p = spec->name; *p; p++)
+		r->rng = (r->rng ^ (uint8_t)*p) * 0x100000001B3ull;
+	r->recv_posting = spec->peer == RT_PEER_READY;
+
+	int rc = prepare(r, err);
+	if (!rc && !arp(r)) {
+		for (unsigned q = 0; q < spec->n_qp; q++)
+			r->qp[q].mem_size = spec->throughput ? 4u << 20 : 2u << 20;
+		bool opened = true;
+		for (unsigned q = 0; q < spec->n_qp && opened; q++)
+			opened = !open_qp(r, q);
+		if (opened)
+			rc = plan_work(r, err);
+		for (unsigned q = 0; opened && !rc && q < spec->n_qp; q++)
+			rc = make_peer(r, q, largest_send(&r->qp[q]), err);
+		if (opened && !rc) {
+			for (unsigned q = 0; q < spec->n_qp; q++)
+				post_receives(r, &r->qp[q]);
+			if (!start_work(r)) {
+				run_work(r);
+				verify(r);
+			}
+		}
+	}
+	if (r->chk) {
+		rt_checker_finish(r->chk);
+		res->cycles = dut->cycle(dut->ctx);
+		res->sim_us = (double)res->cycles * r->ns_per_cycle / 1000;
+		res->wrs = r->n_wrs;
+		if (opt->on_checked && !rc)
+			opt->on_checked(opt->ctx, res, r->chk);
+	}
+	struct rt_error cerr;
+	if (r->cap && rt_capture_writer_close(r->cap, &cerr) && !rc) {
+		*err = cerr;
+		rc = -1;
+	}
+	cleanup(r);
+	free(r);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return rc;
+}
