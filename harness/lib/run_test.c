@@ -850,6 +850,8 @@ static void verify(struct runner *r)
 		res->limit_gbps = rt_goodput_limit_gbps(res->opcode, s->size, r->qp[0].pmtu,
 							 r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100);
 	}
+	if (s->min_gbps > 0 && !(res->goodput_gbps >= s->min_gbps))
+		fail(r, "goodput %.2f Gb/s, below the %.1f Gb/s this test requires", res->goodput_gbps, s->min_gbps);
 }
 
 /* ---- The test ------------------------------------------------------ */

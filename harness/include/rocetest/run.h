@@ -147,6 +147,7 @@ struct rt_run_spec {
 	const char *skip_rules;
 
 	bool throughput;			/* a goodput measurement */
+	double min_gbps;			/* ... that fails below this (0: none) */
 	bool quick;				/* also in the "quick" suite */
 };
 
