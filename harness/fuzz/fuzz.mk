@@ -14,7 +14,8 @@
 #       the unit tests and rocetest rebuilt with ASan + UBSan in
 #       $(BUILD)/san, then the unit tests, and rocetest show / show --json /
 #       icrc on every shared capture (exit 0) and on malformed files (exit 2),
-#       with no sanitizer report allowed.
+#       every scenario through gen and check, and rocetest run (every suite)
+#       against the Verilator model, with no sanitizer report allowed.
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
@@ -68,9 +69,9 @@ fuzz-corpus: $(FUZZ_MKCORPUS)
 fuzz: fuzz-build fuzz-corpus
 	bash harness/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
-sanitize:
+sanitize: $(DUT_SIM_SO)
 	$(MAKE) BUILD=$(SAN_BUILD) OPT=-O1 SAN_FLAGS="$(SAN_SANITIZE)" $(SAN_BUILD)/bin/rocetest \
 		$(SAN_BUILD)/bin/unit-tests
-	bash harness/fuzz/run-sanitize.sh $(SAN_BUILD) $(SAN_BUILD)/bin/unit-tests $(FUZZ_CAPTURES)
+	DUT_SIM_SO=$(DUT_SIM_SO) bash harness/fuzz/run-sanitize.sh $(SAN_BUILD) $(SAN_BUILD)/bin/unit-tests $(FUZZ_CAPTURES)
 
 -include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)

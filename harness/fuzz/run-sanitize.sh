@@ -5,7 +5,9 @@
 #
 # Runs UNIT_TESTS ("-": none built yet), then SAN_BUILD/bin/rocetest show,
 # show --json, icrc and check on every CAPTURE (each must exit 0) and on malformed
-# files made here (each must exit 2). Any sanitizer report fails the run,
+# files made here (each must exit 2), every scenario through gen and check,
+# and rocetest run (every suite) against the Verilator model named by the
+# environment variable DUT_SIM_SO. Any sanitizer report fails the run,
 # whatever the exit status. Prints one line per failure and a total.
 set -uo pipefail
 
@@ -129,6 +131,16 @@ printf 'send a\0 len=1\n' >"$work/nul.scn"
 for f in "$work"/bad-*.scn "$work/nul.scn" "$work/missing.scn"; do
 	run 2 "gen $f" "$rocetest" gen "$f" -o "$work/bad.pcap"
 done
+
+# The conformance runner, every suite, against the Verilator model (itself not
+# instrumented; the harness around it is). DUT_SIM_SO: the model `make dut-sim` built.
+if [ -n "${DUT_SIM_SO:-}" ] && [ -f "$DUT_SIM_SO" ]; then
+	run 0 "run --dut sim (every suite)" "$rocetest" run --dut sim --sim-lib "$DUT_SIM_SO" --quiet --report "$work/run"
+	run 2 "run --dut sim with a missing model" "$rocetest" run --dut sim --sim-lib "$work/none.so"
+	echo "sanitize: rocetest run, every suite"
+else
+	fail "no Verilator model (DUT_SIM_SO=${DUT_SIM_SO:-unset}) for rocetest run"
+fi
 
 echo "sanitize: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -27,6 +27,7 @@ int main(void)
 	srunner_add_suite(sr, model_suite());
 	srunner_add_suite(sr, goodput_suite());
 	srunner_add_suite(sr, run_report_suite());
+	srunner_add_suite(sr, cm_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

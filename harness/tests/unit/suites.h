@@ -22,5 +22,6 @@ Suite *scenario_suite(void);		/* test_scenario.c: the scenario file parser */
 Suite *model_suite(void);		/* test_model.c: the reference model and the simulated link */
 Suite *goodput_suite(void);		/* test_goodput.c: the line-rate limit of rocetest run */
 Suite *run_report_suite(void);		/* test_run_report.c: the run's JSON, JUnit and HTML writers */
+Suite *cm_suite(void);			/* test_cm.c: the CM frame and ARP request of rocetest run */
 
 #endif
