@@ -74,6 +74,7 @@ deps-test:
 # rtl.mk first: tests.mk's `test` needs its list of RTL test benches.
 -include dut/rtl.mk
 -include dut/sim.mk
+-include dut/mutants.mk
 -include harness/tests/tests.mk
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk

@@ -40,7 +40,8 @@ $(DUT_SIM_MAP): dut/sim.mk
 	@mkdir -p $(dir $@)
 	echo '{ global: roce_dut_sim_*; local: *; };' >$@
 
-# $(1): the width. The model: Verilate, then build its archive and
+# $(1): the width, $(2): the output directory, $(3): the RTL sources
+# (dut/mutants.mk builds patched copies the same way). The model: Verilate, then build its archive and
 # Verilator's runtime objects (Verilator's own makefile, -j 2, a make of its
 # own as Verilator's --build runs it: not $(MAKE), which make -n would run). flock: one
 # model build at a time (the machine has 2 cores), also across make -j and
@@ -49,37 +50,38 @@ DUT_SIM_LOCK = $(DUT_SIM_BUILD)/.model.lock
 define DUT_SIM_MODEL
 $(VERILATOR) --cc -O3 --x-assign fast --x-initial fast -Wno-fatal --top-module roce_endpoint \
 	-GDATA_WIDTH=$(1) -GN_QP=$(DUT_SIM_N_QP) -GCLK_FREQ_HZ=$(DUT_SIM_CLK_HZ) -GQPN_BASE=$(DUT_SIM_QPN_BASE) \
-	-Mdir $(DUT_SIM_BUILD)/w$(1)/obj -CFLAGS "-fPIC -fvisibility=hidden" $(RTL_SRCS) && \
-MAKEFLAGS= make --no-print-directory -j 2 -C $(DUT_SIM_BUILD)/w$(1)/obj -f Vroce_endpoint.mk \
+	-Mdir $(2)/obj -CFLAGS "-fPIC -fvisibility=hidden" $(3) && \
+MAKEFLAGS= make --no-print-directory -j 2 -C $(2)/obj -f Vroce_endpoint.mk \
 	OPT_FAST="$(DUT_SIM_OPT_FAST)" Vroce_endpoint__ALL.a verilated.o verilated_threads.o
 endef
 
 define DUT_SIM_RULE
-$(DUT_SIM_BUILD)/w$(1)/obj/.built: $(RTL_SRCS) dut/sim.mk | deps-rtl
-	@mkdir -p $(DUT_SIM_BUILD)/w$(1)/obj
-	@echo "dut-sim: Verilating roce_endpoint at DATA_WIDTH $(1) (log: $(DUT_SIM_BUILD)/w$(1)/build.log)"
-	@flock $(DUT_SIM_LOCK) $(SHELL) -c '$(call DUT_SIM_MODEL,$(1))' >$(DUT_SIM_BUILD)/w$(1)/build.log 2>&1 || \
-		{ echo "dut-sim: FAILED to build the Verilator model at DATA_WIDTH $(1); the end of $(DUT_SIM_BUILD)/w$(1)/build.log:"; \
-		  tail -n 30 $(DUT_SIM_BUILD)/w$(1)/build.log; exit 1; }
+$(2)/obj/.built: $(3) dut/sim.mk | deps-rtl
+	@mkdir -p $(2)/obj
+	@echo "dut-sim: Verilating roce_endpoint at DATA_WIDTH $(1) (log: $(2)/build.log)"
+	@flock $(DUT_SIM_LOCK) $(SHELL) -c '$(call DUT_SIM_MODEL,$(1),$(2),$(3))' >$(2)/build.log 2>&1 || \
+		{ echo "dut-sim: FAILED to build the Verilator model at DATA_WIDTH $(1); the end of $(2)/build.log:"; \
+		  tail -n 30 $(2)/build.log; exit 1; }
 	@touch $$@
 
-$(DUT_SIM_BUILD)/w$(1)/roce_dut_sim.o: $(DUT_SIM_SRCS) $(DUT_SIM_BUILD)/w$(1)/obj/.built
-	$(CXX) $(DUT_SIM_CXXFLAGS) -DDATA_WIDTH=$(1) -isystem $(DUT_SIM_BUILD)/w$(1)/obj -c $$< -o $$@
+$(2)/roce_dut_sim.o: $(DUT_SIM_SRCS) $(2)/obj/.built
+	$(CXX) $(DUT_SIM_CXXFLAGS) -DDATA_WIDTH=$(1) -isystem $(2)/obj -c $$< -o $$@
 
 # libstdc++ dynamically; --no-undefined: a missing symbol fails here, not at
 # dlopen; the version script keeps the C++ templates' weak symbols local too.
-$(DUT_SIM_BUILD)/w$(1)/libroce_dut_sim.so: $(DUT_SIM_BUILD)/w$(1)/roce_dut_sim.o $(DUT_SIM_MAP)
-	$(CXX) -shared -o $$@ $$< $(DUT_SIM_BUILD)/w$(1)/obj/Vroce_endpoint__ALL.a \
-		$(DUT_SIM_BUILD)/w$(1)/obj/verilated.o $(DUT_SIM_BUILD)/w$(1)/obj/verilated_threads.o \
+$(2)/libroce_dut_sim.so: $(2)/roce_dut_sim.o $(DUT_SIM_MAP)
+	$(CXX) -shared -o $$@ $$< $(2)/obj/Vroce_endpoint__ALL.a \
+		$(2)/obj/verilated.o $(2)/obj/verilated_threads.o \
 		-pthread -Wl,--no-undefined -Wl,--version-script=$(DUT_SIM_MAP)
 endef
 # 512 always: the smoke test and DUT_SIM_SO use it.
-$(foreach w,$(sort $(DUT_SIM_WIDTHS) 512),$(eval $(call DUT_SIM_RULE,$(w))))
+$(foreach w,$(sort $(DUT_SIM_WIDTHS) 512),$(eval $(call DUT_SIM_RULE,$(w),$(DUT_SIM_BUILD)/w$(w),$(RTL_SRCS))))
 
-# The smoke test is plain C: it dlopens the .so next to it, as the harness does.
-$(DUT_SIM_TEST): dut/sim/test_roce_dut_sim.c dut/sim/roce_dut_sim.h harness/include/rocetest/dut.h $(DUT_SIM_SO)
+# The smoke test is plain C: it dlopens the .so next to it, as the harness
+# does, and builds its ARP and CM frames with the library's rocetest/cm.h.
+$(DUT_SIM_TEST): dut/sim/test_roce_dut_sim.c dut/sim/roce_dut_sim.h harness/include/rocetest/dut.h $(DUT_SIM_SO) $(LIB)
 	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-		-Iharness/include -Idut/sim $< -o $@ -ldl -lm
+		-Iharness/include -Idut/sim $< -o $@ $(LIB) $(LDLIBS_COMMON) -ldl
 
 dut-sim-test: $(DUT_SIM_TEST)
 	$(DUT_SIM_TEST)

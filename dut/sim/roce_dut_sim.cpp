@@ -13,6 +13,7 @@
 
 #include "Vroce_endpoint.h"
 #include "axis_tb.h"
+#include "wr_tb.h"
 
 // Only the C API leaves the .so (everything else is built -fvisibility=hidden).
 #pragma GCC visibility push(default)
@@ -247,16 +248,7 @@ void drive_wr(roce_dut_sim *s)
 		t->s_wr_valid = 0;
 		return;
 	}
-	const rt_dut_wr &w = s->wrq.front();
-	t->s_wr_valid = 1;
-	t->s_wr_qp = (uint8_t)w.qp;
-	t->s_wr_opcode = w.opcode;
-	t->s_wr_local_addr = w.local_addr;
-	t->s_wr_length = w.length;
-	t->s_wr_remote_va = w.remote_va;
-	t->s_wr_rkey = w.rkey;
-	t->s_wr_imm = w.imm;
-	t->s_wr_wr_id = w.wr_id;
+	drive_wr(t, s->wrq.front());
 }
 
 // The MAC takes a beat when the wire will be free within one beat time: a

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "roce_dut_sim.h"
+#include "rocetest/cm.h"
 
 static int fails;
 static const char *cur_test = "setup";
@@ -122,12 +123,6 @@ static const uint32_t CFG_RKEY = 0xABCD0042;
 static const uint32_t CFG_PSN = 0x100;
 static const uint32_t QPN_BASE = 256;
 
-static void put_be(uint8_t *b, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
 static uint64_t get_be(const uint8_t *b, int n)
 {
 	uint64_t v = 0;
@@ -136,103 +131,44 @@ static uint64_t get_be(const uint8_t *b, int n)
 	return v;
 }
 
+/* The host's ARP request for target_ip (the library's, rocetest/cm.h). */
 static uint32_t arp_request(uint8_t *f, uint32_t target_ip)
 {
-	memset(f, 0, 60);
-	memset(f, 0xFF, 6);
-	memcpy(f + 6, HOST_MAC, 6);
-	put_be(f + 12, 0x0806, 2);
-	put_be(f + 14, 1, 2);		/* Ethernet */
-	put_be(f + 16, 0x0800, 2);	/* IPv4 */
-	f[18] = 6;
-	f[19] = 4;
-	put_be(f + 20, 1, 2);		/* request */
-	memcpy(f + 22, HOST_MAC, 6);
-	put_be(f + 28, HOST_IP, 4);
-	put_be(f + 38, target_ip, 4);
-	return 60;
+	rt_arp_request_build(f, HOST_MAC, HOST_IP, target_ip);
+	return RT_ARP_FRAME_BYTES;
 }
 
 static bool is_arp_reply(const uint8_t *f, uint32_t len, const uint8_t *dut_mac, uint32_t dut_ip)
 {
-	return len >= 42 && !memcmp(f, HOST_MAC, 6) && !memcmp(f + 6, dut_mac, 6) && get_be(f + 12, 2) == 0x0806 &&
-	       get_be(f + 14, 2) == 1 && get_be(f + 16, 2) == 0x0800 && f[18] == 6 && f[19] == 4 &&
-	       get_be(f + 20, 2) == 2 && !memcmp(f + 22, dut_mac, 6) && get_be(f + 28, 4) == dut_ip &&
-	       !memcmp(f + 32, HOST_MAC, 6) && get_be(f + 38, 4) == HOST_IP;
+	uint8_t smac[6], tmac[6];
+	uint32_t sip, tip;
+	return rt_arp_reply_parse(f, len, smac, &sip, tmac, &tip) && !memcmp(f, HOST_MAC, 6) &&
+	       !memcmp(f + 6, dut_mac, 6) && !memcmp(smac, dut_mac, 6) && sip == dut_ip && !memcmp(tmac, HOST_MAC, 6) &&
+	       tip == HOST_IP;
 }
 
-/* The fields of cm-frame.md this test uses. */
-struct cm_msg {
-	int req_type, ack_valid, ack_type;
-	uint32_t loc_qpn, loc_psn, loc_rkey, loc_ip, rem_qpn, rem_psn, rem_rkey, rem_ip;
-	uint64_t loc_base, rem_base;
-};
-
-static uint16_t ip_checksum(const uint8_t *h)
-{
-	uint32_t s = 0;
-	for (int i = 0; i < 20; i += 2)
-		s += (uint32_t)h[i] << 8 | h[i + 1];
-	while (s >> 16)
-		s = (s & 0xFFFF) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-/* Ethernet / IPv4 / UDP 0x4322 -> 0x4321 / the 64-byte CM payload: 106 bytes. */
-static uint32_t cm_frame(uint8_t *f, const struct cm_msg *m)
+/* A CM request from the host (UDP 0x4322 -> 0x4321). */
+static uint32_t cm_frame(uint8_t *f, struct rt_cm_msg *m)
 {
 	static uint16_t ip_id;
-	memset(f, 0, 106);
-	memcpy(f, DUT_MAC, 6);
-	memcpy(f + 6, HOST_MAC, 6);
-	put_be(f + 12, 0x0800, 2);
-	uint8_t *ip = f + 14;
-	ip[0] = 0x45;
-	put_be(ip + 2, 92, 2);
-	put_be(ip + 4, ip_id++, 2);
-	put_be(ip + 6, 0x4000, 2);
-	ip[8] = 64;
-	ip[9] = 17;
-	put_be(ip + 12, HOST_IP, 4);
-	put_be(ip + 16, DUT_IP, 4);
-	put_be(ip + 10, ip_checksum(ip), 2);
-	uint8_t *udp = f + 34;
-	put_be(udp, HOST_CM_PORT, 2);
-	put_be(udp + 2, 0x4321, 2);
-	put_be(udp + 4, 72, 2);
-	uint8_t *p = f + 42;
-	p[0] = (uint8_t)(1 | (m->req_type & 7) << 1);	/* qp_info_valid */
-	put_be(p + 1, m->loc_qpn, 4);
-	put_be(p + 25, m->rem_qpn, 4);
-	put_be(p + 29, m->rem_psn, 4);
-	put_be(p + 33, m->rem_rkey, 4);
-	put_be(p + 37, m->rem_base, 8);
-	put_be(p + 45, m->rem_ip, 4);
-	put_be(p + 49, HOST_CM_PORT, 2);
-	return 106;
+	struct rt_cm_addr a = { .src_ip = HOST_IP, .dst_ip = DUT_IP, .src_port = HOST_CM_PORT,
+				.dst_port = RT_CM_UDP_PORT, .ip_id = ip_id++ };
+	memcpy(a.src_mac, HOST_MAC, 6);
+	memcpy(a.dst_mac, DUT_MAC, 6);
+	m->qp_info_valid = true;
+	m->listening_port = HOST_CM_PORT;
+	rt_cm_frame_build(f, &a, m);
+	return RT_CM_FRAME_BYTES;
 }
 
 /* A CM reply from the DUT (UDP 0x8765 -> the listening port), or false. */
-static bool cm_reply(const uint8_t *f, uint32_t len, struct cm_msg *m)
+static bool cm_reply(const uint8_t *f, uint32_t len, struct rt_cm_msg *m)
 {
-	if (len != 106 || get_be(f + 12, 2) != 0x0800 || f[23] != 17 || get_be(f + 34, 2) != 0x8765)
+	struct rt_cm_addr a;
+	if (!rt_cm_frame_parse(f, len, &a, m) || a.src_port != RT_CM_REPLY_PORT)
 		return false;
-	CHECK(!memcmp(f, HOST_MAC, 6) && get_be(f + 30, 4) == HOST_IP && get_be(f + 36, 2) == HOST_CM_PORT,
+	CHECK(!memcmp(a.dst_mac, HOST_MAC, 6) && a.dst_ip == HOST_IP && a.dst_port == HOST_CM_PORT,
 	      "CM reply misaddressed");
-	const uint8_t *p = f + 42;
-	m->req_type = p[0] >> 1 & 7;
-	m->ack_valid = p[0] >> 4 & 1;
-	m->ack_type = p[0] >> 5 & 7;
-	m->loc_qpn = (uint32_t)get_be(p + 1, 4);
-	m->loc_psn = (uint32_t)get_be(p + 5, 4);
-	m->loc_rkey = (uint32_t)get_be(p + 9, 4);
-	m->loc_base = get_be(p + 13, 8);
-	m->loc_ip = (uint32_t)get_be(p + 21, 4);
-	m->rem_qpn = (uint32_t)get_be(p + 25, 4);
-	m->rem_psn = (uint32_t)get_be(p + 29, 4);
-	m->rem_rkey = (uint32_t)get_be(p + 33, 4);
-	m->rem_base = get_be(p + 37, 8);
-	m->rem_ip = (uint32_t)get_be(p + 45, 4);
 	return true;
 }
 
@@ -286,7 +222,7 @@ static bool arp(struct rt_dut_ops *d, const uint8_t *mac, uint32_t ip)
 	return true;
 }
 
-static bool cm_exchange(struct rt_dut_ops *d, const struct cm_msg *req, struct cm_msg *rep, const char *what)
+static bool cm_exchange(struct rt_dut_ops *d, struct rt_cm_msg *req, struct rt_cm_msg *rep, const char *what)
 {
 	char err[256];
 	uint32_t len;
@@ -309,7 +245,7 @@ static bool cm_exchange(struct rt_dut_ops *d, const struct cm_msg *req, struct c
 /* OPEN_QP, SEND_QP_INFO, MODIFY_QP_RTS: the DUT allocates QP q (QPN 256 + q). */
 static bool open_qp(struct rt_dut_ops *d, unsigned q)
 {
-	struct cm_msg req, rep;
+	struct rt_cm_msg req, rep;
 	memset(&req, 0, sizeof req);
 	req.req_type = 1;
 	if (!cm_exchange(d, &req, &rep, "OPEN_QP"))

@@ -6,6 +6,10 @@
 
 #include <cstdint>
 
+extern "C" {
+#include "rocetest/dut.h"
+}
+
 struct Wr {
 	int qp;
 	int op;			// 0 SEND, 1 SEND_IMM, 2 WRITE, 3 WRITE_IMM
@@ -19,17 +23,23 @@ struct Wr {
 };
 
 // Presents w on the WR port (valid set); the caller clears s_wr_valid when it has none.
-template <class Top> void drive_wr(Top *top, const Wr &w)
+template <class Top> void drive_wr(Top *top, const rt_dut_wr &w)
 {
 	top->s_wr_valid = 1;
 	top->s_wr_qp = (uint8_t)w.qp;
-	top->s_wr_opcode = (uint8_t)w.op;
-	top->s_wr_local_addr = w.laddr;
-	top->s_wr_length = w.len;
-	top->s_wr_remote_va = w.rva;
+	top->s_wr_opcode = w.opcode;
+	top->s_wr_local_addr = w.local_addr;
+	top->s_wr_length = w.length;
+	top->s_wr_remote_va = w.remote_va;
 	top->s_wr_rkey = w.rkey;
 	top->s_wr_imm = w.imm;
-	top->s_wr_wr_id = w.id;
+	top->s_wr_wr_id = w.wr_id;
+}
+
+template <class Top> void drive_wr(Top *top, const Wr &w)
+{
+	rt_dut_wr d = { (uint32_t)w.qp, (uint8_t)w.op, w.laddr, w.len, w.rva, w.rkey, w.imm, w.id };
+	drive_wr(top, d);
 }
 
 #endif

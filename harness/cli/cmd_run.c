@@ -136,7 +136,7 @@ static int parse(int argc, char **argv, struct run_cli *o)
 			o->report = optarg;
 			break;
 		case 'w':
-			if (!cli_parse_uint(optarg, 1024, &v) || v < 64 || v % 64)
+			if (!cli_parse_uint(optarg, 512, &v) || v < 64 || v % 64)
 				return cli_usage_error("run", "--width must be a multiple of 64 from 64 to 512, not '%s'",
 						       optarg);
 			o->width = (unsigned)v;

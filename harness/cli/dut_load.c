@@ -6,6 +6,7 @@
  * Verilator, and says exactly what is missing when the model is not there.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,11 +38,19 @@ int dut_sim_open(const struct dut_sim_request *req, struct dut_sim *sim, char *e
 		snprintf(sim->path, sizeof sim->path, "%s", req->lib);
 	else
 		default_path(req->width, sim->path, sizeof sim->path);
+	if (access(sim->path, R_OK) && req->lib) {
+		snprintf(err, errlen, "--sim-lib %s: %s", sim->path, strerror(errno));
+		return -1;
+	}
 	if (access(sim->path, R_OK)) {
+		/* Another width is built along with the default one by naming both. */
+		char hint[64] = "";
+		if (req->width != 512)
+			snprintf(hint, sizeof hint, " DUT_SIM_WIDTHS=\"512 %u\"", req->width);
 		snprintf(err, errlen,
 			 "the Verilator model of dut/ at DATA_WIDTH %u is not built (no %s): run `make dut-sim%s` "
 			 "(it installs Verilator with harness/scripts/deps.sh rtl), or name the model with --sim-lib",
-			 req->width, sim->path, req->width == 512 ? "" : " DUT_SIM_WIDTHS=64");
+			 req->width, sim->path, hint);
 		return -1;
 	}
 	sim->handle = dlopen(sim->path, RTLD_NOW | RTLD_LOCAL);

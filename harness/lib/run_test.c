@@ -63,6 +63,7 @@ static const uint8_t DUT_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 struct wr_entry {
 	struct rt_dut_wr wr;
 	uint8_t expect;		/* enum rt_dut_status */
+	uint32_t last_psn;	/* its last packet's PSN, counted from the QP's first (no wrap) */
 	bool completed;
 	uint8_t status;
 	bool received;		/* a SEND the peer received whole */
@@ -76,6 +77,8 @@ struct qp_side {
 	struct wr_entry *wrs;	/* this QP's WRs, in posting order */
 	uint32_t n_wrs, next_cpl, next_recv;
 	uint32_t recv_scan;	/* where the search for the next receive-consuming WR goes on */
+	bool acked_any;
+	uint32_t acked;		/* PSNs the device has been told are acknowledged, counted like last_psn */
 	uint32_t recv_size, rq_depth;
 	uint64_t recv_posted;
 };
@@ -100,6 +103,7 @@ struct runner {
 	int64_t tx_first, tx_last_end;
 	uint16_t cm_ip_id;
 	uint32_t cm_pending;	/* CM requests waiting for their reply */
+	bool failure_full;	/* res->failure holds all it can */
 	uint8_t buf[MAX_FRAME];
 };
 
@@ -109,17 +113,23 @@ static void fail(struct runner *r, const char *fmt, ...) __attribute__((format(p
 static void fail(struct runner *r, const char *fmt, ...)
 {
 	struct rt_run_result *res = r->res;
+	static const char more[] = "(more findings left out)\n";
 	size_t used = strlen(res->failure);
 	res->passed = false;
-	if (used + 2 >= sizeof res->failure)
+	if (r->failure_full)
 		return;
+	char line[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(res->failure + used, sizeof res->failure - used - 1, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	used = strlen(res->failure);
-	res->failure[used] = '\n';
-	res->failure[used + 1] = 0;
+	/* Whole lines only; when the next does not fit, say so once. */
+	if (used + strlen(line) + 1 + sizeof more > sizeof res->failure) {
+		memcpy(res->failure + used, more, sizeof more);
+		r->failure_full = true;
+		return;
+	}
+	snprintf(res->failure + used, sizeof res->failure - used, "%s\n", line);
 }
 
 static uint64_t splitmix64(uint64_t *state)
@@ -529,6 +539,17 @@ static int plan_work(struct runner *r, struct rt_error *err)
 			};
 			dest += len + splitmix64(&r->rng) % 61;
 		}
+		/*
+		 * Each WR's PSNs, in the order the device numbers them: its
+		 * generator's or its native WRs (a test gives a QP one kind).
+		 */
+		uint32_t next_psn = 0;
+		for (uint32_t i = 0; i < side->n_wrs; i++) {
+			struct wr_entry *e = &side->wrs[i];
+			uint32_t pkts = e->wr.length ? (e->wr.length + side->pmtu - 1) / side->pmtu : 1;
+			next_psn += pkts;
+			e->last_psn = next_psn - 1;
+		}
 		for (uint32_t i = 0; i < side->n_wrs; i++) {
 			struct wr_entry *e = &side->wrs[i];
 			uint32_t num = i + 1 - s->txmeta_n;	/* native WRs number from 1 */
@@ -626,6 +647,35 @@ static void from_device(struct runner *r)
 	}
 }
 
+/*
+ * What an ACK, NAK or RNR NAK on its way into the device acknowledges: an
+ * ACK its PSN, a NAK everything before its PSN. A success completion must
+ * not come before the device was told its last PSN is acknowledged.
+ */
+static void note_ack(struct runner *r, const uint8_t *frame, uint32_t len)
+{
+	struct rt_packet p;
+	if (rt_parse(&p, RT_LINK_ETHERNET, frame, len, len) != RT_PARSE_ROCE || !p.op ||
+	    !(p.op->ext & RT_EXT_AETH))
+		return;
+	for (unsigned q = 0; q < r->spec->n_qp; q++) {
+		struct qp_side *side = &r->qp[q];
+		if (side->dut_qpn != p.bth.dest_qp)
+			continue;
+		bool ack = rt_aeth_type(p.ext.aeth.syndrome) == RT_AETH_ACK;
+		uint32_t n = (p.bth.psn - side->dut_psn) & 0xFFFFFF;
+		if (!ack) {
+			if (!n)
+				return;	/* nothing before the first PSN */
+			n--;
+		}
+		if (n < 0x800000 && (!side->acked_any || n > side->acked)) {
+			side->acked = n;
+			side->acked_any = true;
+		}
+	}
+}
+
 /* Frames that arrived by time t: the peer's into the device (and the capture), the device's to the peer. */
 static void arrivals(struct runner *r, int64_t t)
 {
@@ -633,8 +683,10 @@ static void arrivals(struct runner *r, int64_t t)
 	while (rt_wire_receive(r->wire, t, &f)) {
 		r->last_activity = r->now;
 		if (f.dir == 1) {
-			if (!f.faulted)
+			if (!f.faulted) {
 				capture(r, f.arrive, f.data, f.len);
+				note_ack(r, f.data, f.len);
+			}
 			push(r, f.data, f.len);
 			continue;
 		}
@@ -719,6 +771,9 @@ static void completions(struct runner *r)
 		e->completed = true;
 		e->status = c.status;
 		r->n_done++;
+		if (c.status == RT_DUT_SUCCESS && (!side->acked_any || side->acked < e->last_psn))
+			fail(r, "QP %u: wr_id %" PRIx64 " completed before the device was told its last PSN %06x was "
+			     "acknowledged", c.qp, c.wr_id, (side->dut_psn + e->last_psn) & 0xFFFFFF);
 		if (c.status != e->expect)
 			fail(r, "QP %u: wr_id %" PRIx64 " (%s, %u bytes) completed %s, expected %s", c.qp, c.wr_id,
 			     rt_dut_opcode_name(e->wr.opcode), e->wr.length, rt_dut_status_name(c.status),
@@ -776,11 +831,13 @@ static void verify(struct runner *r)
 	uint8_t *mem = r->dut->memory(r->dut->ctx);
 	for (unsigned q = 0; q < s->n_qp; q++) {
 		struct qp_side *side = &r->qp[q];
+		uint32_t missing = 0;
 		for (uint32_t i = 0; i < side->n_wrs; i++) {
 			struct wr_entry *e = &side->wrs[i];
 			uint64_t off = e->wr.remote_va - PEER_VA;
 			if (!e->completed) {
-				fail(r, "QP %u: wr_id %" PRIx64 " never completed", q, e->wr.wr_id);
+				if (!missing++)
+					fail(r, "QP %u: wr_id %" PRIx64 " never completed", q, e->wr.wr_id);
 				continue;
 			}
 			bool write = e->wr.opcode >= RT_DUT_WRITE;
@@ -798,6 +855,8 @@ static void verify(struct runner *r)
 				memcpy(side->expect_mem + off, rt_qp_memory(side->peer) + off, e->wr.length);
 			}
 		}
+		if (missing > 1)
+			fail(r, "QP %u: %u WRs in all never completed", q, missing);
 		const uint8_t *got = rt_qp_memory(side->peer);
 		if (memcmp(got, side->expect_mem, side->mem_size)) {
 			uint32_t at = 0;

@@ -2,7 +2,9 @@
 # RTL test benches, and ends with one line "tests: N passed, N failed".
 #
 #   make unit          Check unit tests (harness/tests/unit/*.c, one binary)
-#   make integration   harness/tests/integration/run.sh (tshark, scapy, CLI)
+#   make integration   harness/tests/integration/run.sh (tshark, scapy, CLI, and
+#                      rocetest run against the Verilator model of dut/ and its
+#                      mutants, dut/sim.mk and dut/mutants.mk)
 
 UNIT_SRCS := $(wildcard harness/tests/unit/*.c)
 UNIT_OBJS = $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -22,11 +24,12 @@ $(UNIT_BIN): $(UNIT_OBJS) $(REPORT_LIB) $(LIB)
 unit: deps-test $(UNIT_BIN)
 	cd $(CURDIR) && $(UNIT_BIN)
 
-# The unit test binary too: it writes the sample run whose reports the integration tests check.
-integration: deps-test $(ROCETEST) $(UNIT_BIN)
+# The unit test binary too: it writes the sample run whose reports the integration tests check;
+# the model and its mutants: section 9 runs rocetest run against them.
+integration: deps-test $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SO) $(DUT_MUT_SOS)
 	bash harness/tests/integration/run.sh $(ROCETEST)
 
 # Runs both and totals their counts; fails if either fails.
 # ... and the RTL test benches of dut/rtl.mk (Verilator; built and cached in build/rtl/).
-test: deps-test deps-rtl $(ROCETEST) $(UNIT_BIN) $(RTL_TB_BINS)
+test: deps-test deps-rtl $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SO) $(DUT_MUT_SOS) $(RTL_TB_BINS)
 	bash harness/tests/run-all.sh $(UNIT_BIN) $(ROCETEST) $(RTL_TB_BINS)

@@ -36,7 +36,7 @@ struct rt_run_result {
 	uint32_t wrs;			/* work requests posted (native and generator) */
 	uint32_t completions;
 	uint32_t frames_to_peer;	/* frames the device sent */
-	uint32_t frames_to_dut;		/* frames the harness sent */
+	uint32_t frames_to_dut;		/* frames the harness sent (link-corrupted ones too; the capture leaves those out) */
 	uint32_t retransmissions;	/* the device's counters over the test */
 	uint32_t timeouts;
 	uint32_t naks;

@@ -8,7 +8,9 @@
 # Prints "ok - NAME" or "FAIL - NAME: why" per test ("#" lines are details)
 # and ends with exactly "integration: N passed, M failed"; exits 1 if any
 # test failed. A test whose tools or inputs are missing (tshark, editcap,
-# scapy, ../shared/captures) FAILS saying what is missing; nothing is skipped.
+# scapy, ../shared/captures, the Verilator model of dut/ that `make dut-sim`
+# and `make dut-mutants` build beside rocetest) FAILS saying what is missing;
+# nothing is skipped.
 set -u
 
 if [ $# -ne 1 ]; then
@@ -51,6 +53,8 @@ command -v xmllint >/dev/null 2>&1 || missing_xmllint="xmllint is not installed 
 command -v chromium >/dev/null 2>&1 || missing_chromium="chromium is not installed"
 # The unit test binary beside rocetest writes the sample run whose reports section 6 checks.
 UNIT_TESTS=$(dirname "$ROCETEST")/unit-tests
+# rocetest run --dut sim loads the model from build/dut/w512/ beside build/bin/ (section 9).
+MODEL=$(dirname "$(dirname "$ROCETEST")")/dut/w512/libroce_dut_sim.so
 if [ ! -x "$PY" ]; then
 	missing_scapy="$PY not found"
 elif ! "$PY" -c 'import scapy.contrib.roce' >/dev/null 2>&1; then
@@ -85,6 +89,7 @@ needs() {
 		captures) why=${why:-$missing_captures} ;;
 		python) [ -x "$PY" ] || why=${why:-"$PY not found"} ;;
 		unit) [ -x "$UNIT_TESTS" ] || why=${why:-"unit test binary $UNIT_TESTS not found (make unit)"} ;;
+		model) [ -r "$MODEL" ] || why=${why:-"the Verilator model of dut/ $MODEL is not built (make dut-sim)"} ;;
 		cap:*) [ -n "$missing_captures" ] || [ -r "$CAPDIR/${m#cap:}" ] || why=${why:-"capture $CAPDIR/${m#cap:} is missing"} ;;
 		esac
 	done
@@ -713,6 +718,54 @@ fi
 echo "# 8. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
 if needs "vectors: independent cross-check" tshark python; then
 	run_tap "vectors: independent cross-check" "$PY" "$HERE/vectors_crosscheck.py" vectors
+fi
+
+# ==================================================== 9. rocetest run against the model
+echo "# 9. rocetest run against the FPGA endpoint's Verilator model: reports, captures re-checked (rocetest check, tshark, zlib.crc32), determinism, usage errors, mutants"
+# run_check.py: the quick suite with --report; summary.json, junit.xml, every capture; the psn suite again.
+if needs "run: rocetest run --dut sim --suite quick" model python tshark xmllint; then
+	run_tap "run: rocetest run --dut sim --suite quick" "$PY" "$HERE/run_check.py" run "$ROCETEST" "$HERE/junit.xsd" "$TMP/run"
+fi
+
+run "$ROCETEST" run --help
+want_rc 0; out_has "usage: rocetest run"; out_has "--suite"; out_has "--seed"; out_has "--report"; err_empty
+check "run --help: exit 0, --suite, --seed and --report described"
+run "$ROCETEST" run
+want_rc 2; err_has "--dut is required"; err_has "Try 'rocetest run --help'"
+check "run without --dut: usage error, exit 2"
+run "$ROCETEST" run --dut board
+want_rc 2; err_has "--dut must be 'sim'"; err_has "'board'"
+check "run --dut board: usage error naming it, exit 2"
+run "$ROCETEST" run --dut sim --suite nosuch
+want_rc 2; err_has "no suite 'nosuch'"; err_has "--list"
+check "run --suite nosuch: usage error naming it and --list, exit 2"
+run "$ROCETEST" run --dut sim --width 100
+want_rc 2; err_has "--width"; err_has "'100'"
+check "run --width 100: usage error (not a multiple of 64), exit 2"
+# A width whose model is not built (make dut-sim builds 512 only, unless DUT_SIM_WIDTHS says more).
+# --suite psn on these: should a model load after all, the run is short.
+for w in 128 192 256 320 384 448; do
+	[ -e "$(dirname "$MODEL")/../w$w/libroce_dut_sim.so" ] || break
+done
+run "$ROCETEST" run --dut sim --width $w --suite psn
+want_rc 2; err_has "DATA_WIDTH $w is not built"; err_has "make dut-sim"
+check "run --width $w (no such model built): exit 2, the message says make dut-sim"
+run "$ROCETEST" run --dut sim --sim-lib /nonexistent.so --suite psn
+want_rc 2; err_has "/nonexistent.so"
+check "run --sim-lib /nonexistent.so: exit 2 naming the path"
+# A shared object that is not a model: zlib, or else the C library rocetest runs with.
+notmodel=/usr/lib/x86_64-linux-gnu/libz.so.1
+[ -r "$notmodel" ] || notmodel=$(ldd "$ROCETEST" | sed -n 's/.*libc\.so[^ ]* => \([^ ]*\) .*/\1/p' | head -n 1)
+run "$ROCETEST" run --dut sim --sim-lib "$notmodel" --suite psn
+want_rc 2; err_has "$notmodel is not a rocetest device model"
+check "run --sim-lib $notmodel: exit 2, not a rocetest device model"
+run "$ROCETEST" run --dut sim --suite quick --report /proc/x
+want_rc 2; err_has "/proc/x"
+check "run --report /proc/x (unwritable): exit 2 naming it"
+
+# Mutants (dut/mutants/mutants.txt, built by make dut-mutants): each makes its suite fail.
+if needs "mutants: the suites catch a broken endpoint" model python; then
+	run_tap "mutants: the suites catch a broken endpoint" "$PY" "$HERE/run_check.py" mutants "$ROCETEST" dut/mutants/mutants.txt
 fi
 
 echo "integration: $passed passed, $failed failed"
