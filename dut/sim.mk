@@ -10,7 +10,7 @@
 # wrapper compiled against it and linked into the .so. Everything but the
 # roce_dut_sim_* functions is hidden, so two widths can be loaded side by side.
 
-DUT_SIM_WIDTHS ?= 512
+DUT_SIM_WIDTHS ?= 512 64
 # Compiled into the RTL and the wrapper (roce_dut_sim_create checks them).
 DUT_SIM_N_QP := 4
 DUT_SIM_CLK_HZ := 322266000

@@ -26,10 +26,10 @@ unit: deps-test $(UNIT_BIN)
 
 # The unit test binary too: it writes the sample run whose reports the integration tests check;
 # the model and its mutants: section 9 runs rocetest run against them.
-integration: deps-test $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SO) $(DUT_MUT_SOS)
+integration: deps-test $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS)
 	bash harness/tests/integration/run.sh $(ROCETEST)
 
 # Runs both and totals their counts; fails if either fails.
 # ... and the RTL test benches of dut/rtl.mk (Verilator; built and cached in build/rtl/).
-test: deps-test deps-rtl $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SO) $(DUT_MUT_SOS) $(RTL_TB_BINS)
+test: deps-test deps-rtl $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) $(RTL_TB_BINS)
 	bash harness/tests/run-all.sh $(UNIT_BIN) $(ROCETEST) $(RTL_TB_BINS)
