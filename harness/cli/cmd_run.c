@@ -63,6 +63,7 @@ struct run_cli {
 	const char *current;
 	bool progress;
 	struct timespec since;
+	bool write_failed;	/* a per-test report could not be written */
 };
 
 static bool suite_known(const char *name)
@@ -198,13 +199,16 @@ static void on_checked(void *ctx, const struct rt_run_result *r, const struct rt
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		cli_error("%s: %s", path, strerror(errno));
+		o->write_failed = true;
 		return;
 	}
 	char pcap[300];
 	snprintf(pcap, sizeof pcap, "%s-%s.pcap", r->suite, r->name);
 	struct rt_report_file rf = { .file = pcap, .checker = c, .violations = &o->violations, .seconds = r->wall_s };
-	if (rt_report_html(&rf, 1, f) || fclose(f))
+	if (rt_report_html(&rf, 1, f) | fclose(f)) {
 		cli_error("%s: cannot write the report", path);
+		o->write_failed = true;
+	}
 }
 
 static void on_progress(void *ctx, const struct rt_run_spec *spec, double done)
@@ -371,7 +375,7 @@ int cmd_run(int argc, char **argv)
 	size_t failures = 0;
 	for (size_t i = 0; i < n_results; i++)
 		failures += !results[i].passed;
-	if (!rc && o.report && write_reports(&o, &sum))
+	if (!rc && o.report && (write_reports(&o, &sum) || o.write_failed))
 		rc = -1;
 	if (!rc) {
 		printf("rocetest run: %zu tests, %zu failed, seed %" PRIu64 ", %.1f s, %.0f simulated cycles/s%s%s\n",

@@ -62,6 +62,20 @@ static const struct rt_run_spec specs[] = {
 	  .n_qp = 4, .pmtu_code = PMTU4(2), .psn = 0x300, .retry_cnt = 7, .rnr_retry = 7, .opcodes = ALL_OPS,
 	  .sizes = RT_SIZES_FIXED, .size = 3000, .txmeta_n = 6, .txmeta_len = 3000 },
 
+	/* ---- cm: the connection manager of cm-frame.md ---- */
+	{ .suite = "cm", .name = "close-reopen",
+	  .description = "QP 0 closed (CLOSE_QP: ACK, state RESET) and opened again (the lowest free QP: QPN 256, "
+			 "its PSN again), then WRITEs and SENDs on both QPs",
+	  .n_qp = 2, .pmtu_code = PMTU4(2), .psn = 0x600, .retry_cnt = 7, .rnr_retry = 7,
+	  .opcodes = OP(WRITE) | OP(SEND), .sizes = RT_SIZES_FIXED, .size = 2100, .wrs_per_qp = 4,
+	  .cm_case = RT_CM_CASE_REOPEN },
+	{ .suite = "cm", .name = "refusals",
+	  .description = "with all 4 QPs open: OPEN_QP gets NO_QP; SEND_QP_INFO to a QP in RTS, a second "
+			 "MODIFY_QP_RTS, CLOSE_QP of a QPN not ours and a request with txmeta set get NAK; a frame "
+			 "with ack_valid set gets no answer; the QPs then work as before",
+	  .n_qp = 4, .pmtu_code = PMTU4(1), .psn = 0x700, .retry_cnt = 7, .rnr_retry = 7, .opcodes = OP(WRITE),
+	  .sizes = RT_SIZES_FIXED, .size = 900, .wrs_per_qp = 3, .cm_case = RT_CM_CASE_REFUSALS },
+
 	/* ---- pmtu: segmentation at every PMTU ---- */
 	{ .suite = "pmtu", .name = "pmtu-256",
 	  .description = "PMTU 256: every opcode and length class", .n_qp = 1, .pmtu_code = PMTU4(0), .psn = 0x10,
@@ -213,7 +227,7 @@ static const struct rt_run_spec specs[] = {
 };
 
 static const char *const suite_names[] = {
-	"messages", "pmtu", "psn", "loss", "link", "rnr", "timeout", "fatal", "throughput",
+	"messages", "cm", "pmtu", "psn", "loss", "link", "rnr", "timeout", "fatal", "throughput",
 };
 
 const struct rt_run_spec *rt_run_specs(size_t *n)

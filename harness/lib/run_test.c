@@ -7,7 +7,8 @@
  *
  *   setup   reset with the test's configuration; ARP for the device's IP;
  *           per QP the CM exchange of cm-frame.md (OPEN_QP, SEND_QP_INFO,
- *           MODIFY_QP_RTS). Frames go straight to and from the device.
+ *           MODIFY_QP_RTS), and the test's CM case (run_host.c). Frames go
+ *           straight to and from the device.
  *   work    the peer QPs are created; the native WRs are posted; txmeta
  *           frames start the built-in generator. The device's clock runs in
  *           chunks; after each, its frames go onto the link, the frames that
@@ -40,77 +41,11 @@
 #include "rocetest/cm.h"
 #include "rocetest/run.h"
 
-/* The host the harness plays. */
-#define HOST_IP 0x0A000164u
-#define HOST_CM_PORT 0x4322
-#define HOST_PSN 0x4000u
-#define PEER_VA 0x00007F0000001000ull
-#define PEER_RKEY 0x5EED0001u
-#define DUT_IP 0x0A000001u
-#define DUT_RKEY 0xABCD0042u
-#define DUT_PSN_STRIDE 0x10000u
-
-#define CHUNK_CYCLES 16		/* the device's clock runs this long between harness steps */
-#define SETUP_CYCLES 50000	/* most an ARP or CM reply may take */
-#define SETTLE_CYCLES 400	/* quiet time that ends a test */
-#define STALL_NS 2000000	/* nothing moved this long: the test is stuck */
-#define MAX_FRAME 9600
-
-static const uint8_t HOST_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0xAB, 0x00 };
-static const uint8_t DUT_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
-
-/* One work request and what must come of it. */
-struct wr_entry {
-	struct rt_dut_wr wr;
-	uint8_t expect;		/* enum rt_dut_status */
-	uint32_t last_psn;	/* its last packet's PSN, counted from the QP's first (no wrap) */
-	bool completed;
-	uint8_t status;
-	bool received;		/* a SEND the peer received whole */
-};
-
-struct qp_side {
-	struct rt_qp *peer;
-	uint32_t dut_qpn, dut_psn, pmtu;
-	uint8_t *expect_mem;	/* what the peer's memory must hold at the end */
-	uint32_t mem_size;
-	struct wr_entry *wrs;	/* this QP's WRs, in posting order */
-	uint32_t n_wrs, next_cpl, next_recv;
-	uint32_t recv_scan;	/* where the search for the next receive-consuming WR goes on */
-	bool acked_any;
-	uint32_t acked;		/* PSNs the device has been told are acknowledged, counted like last_psn */
-	uint32_t recv_size, rq_depth;
-	uint64_t recv_posted;
-};
-
-struct runner {
-	struct rt_dut_ops *dut;
-	const struct rt_run_spec *spec;
-	const struct rt_run_options *opt;
-	struct rt_run_result *res;
-	uint64_t rng;
-	double ns_per_cycle;
-	int64_t now;		/* ns since reset */
-	struct rt_wire *wire;
-	struct qp_side qp[RT_RUN_MAX_QP];
-	uint32_t n_wrs, n_done;
-	struct rt_checker *chk;
-	struct rt_capture_writer *cap;
-	uint64_t frames;
-	int64_t last_activity;
-	bool recv_posting;	/* the peer posts receive buffers (RT_PEER_RNR: from recv_post_us) */
-	/* Throughput: the device's RoCE frames, first start to last end. */
-	int64_t tx_first, tx_last_end;
-	uint16_t cm_ip_id;
-	uint32_t cm_pending;	/* CM requests waiting for their reply */
-	bool failure_full;	/* res->failure holds all it can */
-	uint8_t buf[MAX_FRAME];
-};
+#include "run_priv.h"
 
 /* ---- Results ------------------------------------------------------- */
 
-static void fail(struct runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct runner *r, const char *fmt, ...)
+void run_fail(struct runner *r, const char *fmt, ...)
 {
 	struct rt_run_result *res = r->res;
 	static const char more[] = "(more findings left out)\n";
@@ -155,7 +90,7 @@ static void on_violation(void *ctx, const struct rt_violation *v)
 {
 	struct runner *r = ctx;
 	if (v->severity == RT_SEV_ERROR && r->res->checker_errors < 3)
-		fail(r, "checker: frame %" PRIu64 ": %s: %s", v->frame, rt_rule_info(v->rule)->id, v->message);
+		run_fail(r, "checker: frame %" PRIu64 ": %s: %s", v->frame, rt_rule_info(v->rule)->id, v->message);
 	if (v->severity == RT_SEV_ERROR)
 		r->res->checker_errors++;
 	else
@@ -165,7 +100,7 @@ static void on_violation(void *ctx, const struct rt_violation *v)
 }
 
 /* Every frame a receiver takes: into the capture and the checker. */
-static void capture(struct runner *r, int64_t t, const uint8_t *f, uint32_t len)
+void run_capture(struct runner *r, int64_t t, const uint8_t *f, uint32_t len)
 {
 	r->frames++;
 	if (r->cap)
@@ -175,20 +110,20 @@ static void capture(struct runner *r, int64_t t, const uint8_t *f, uint32_t len)
 
 /* ---- The device's clock -------------------------------------------- */
 
-static void run_cycles(struct runner *r, uint64_t n)
+void run_cycles(struct runner *r, uint64_t n)
 {
 	r->dut->step(r->dut->ctx, n);
 	r->now = (int64_t)((double)r->dut->cycle(r->dut->ctx) * r->ns_per_cycle);
 }
 
 /* The device's next frame (in r->buf) with the time it went on the wire; 0 when none. */
-static uint32_t pull(struct runner *r, int64_t *t)
+uint32_t run_pull(struct runner *r, int64_t *t)
 {
 	uint32_t len;
 	uint64_t ps;
 	int rc = r->dut->pull_tx(r->dut->ctx, r->buf, sizeof r->buf, &len, &ps);
 	if (rc < 0) {
-		fail(r, "the device sent a frame longer than %zu bytes", sizeof r->buf);
+		run_fail(r, "the device sent a frame longer than %zu bytes", sizeof r->buf);
 		return 0;
 	}
 	if (!rc)
@@ -197,172 +132,18 @@ static uint32_t pull(struct runner *r, int64_t *t)
 	return len;
 }
 
-static int push(struct runner *r, const uint8_t *f, uint32_t len)
+int run_push(struct runner *r, const uint8_t *f, uint32_t len)
 {
 	char msg[256];
 	if (r->dut->push_rx(r->dut->ctx, f, len, msg, sizeof msg)) {
-		fail(r, "device RX: %s", msg);
+		run_fail(r, "device RX: %s", msg);
 		return -1;
 	}
 	r->res->frames_to_dut++;
 	return 0;
 }
 
-/* ---- Setup: ARP and CM --------------------------------------------- */
-
-static void host_addr(struct rt_cm_addr *a, struct runner *r)
-{
-	memcpy(a->src_mac, HOST_MAC, 6);
-	memcpy(a->dst_mac, DUT_MAC, 6);
-	a->src_ip = HOST_IP;
-	a->dst_ip = DUT_IP;
-	a->src_port = HOST_CM_PORT;
-	a->dst_port = RT_CM_UDP_PORT;
-	a->ip_id = r->cm_ip_id++;
-}
-
-static void send_cm(struct runner *r, const struct rt_cm_msg *m)
-{
-	uint8_t f[RT_CM_FRAME_BYTES];
-	struct rt_cm_addr a;
-	host_addr(&a, r);
-	rt_cm_frame_build(f, &a, m);
-	capture(r, r->now, f, sizeof f);
-	push(r, f, sizeof f);
-}
-
-/* A CM reply addressed to the host: true, with the message. */
-static bool cm_reply(struct runner *r, const uint8_t *f, uint32_t len, struct rt_cm_msg *m)
-{
-	struct rt_cm_addr a;
-	if (!rt_cm_frame_parse(f, len, &a, m) || a.src_port != RT_CM_REPLY_PORT)
-		return false;
-	if (memcmp(a.dst_mac, HOST_MAC, 6) || a.dst_ip != HOST_IP || a.dst_port != HOST_CM_PORT ||
-	    a.src_ip != DUT_IP || memcmp(a.src_mac, DUT_MAC, 6))
-		fail(r, "CM reply misaddressed (to %08x:%u from %08x)", a.dst_ip, a.dst_port, a.src_ip);
-	if (!m->ack_valid || m->ack_type != RT_CM_ACK)
-		fail(r, "CM request type %u answered with ack_valid %d ack_type %u", m->req_type, m->ack_valid,
-		     m->ack_type);
-	return true;
-}
-
-/* Sends a CM request and waits for its reply. */
-static int cm_exchange(struct runner *r, const struct rt_cm_msg *req, struct rt_cm_msg *rep, const char *what)
-{
-	send_cm(r, req);
-	for (uint64_t c = 0; c < SETUP_CYCLES; c += CHUNK_CYCLES) {
-		run_cycles(r, CHUNK_CYCLES);
-		int64_t t;
-		uint32_t len;
-		while ((len = pull(r, &t)) > 0) {
-			capture(r, t, r->buf, len);
-			r->res->frames_to_peer++;
-			if (cm_reply(r, r->buf, len, rep))
-				return r->res->passed ? 0 : -1;
-			fail(r, "%s: a frame of %u bytes that is not the CM reply", what, len);
-			return -1;
-		}
-	}
-	fail(r, "%s: no CM reply in %u cycles", what, SETUP_CYCLES);
-	return -1;
-}
-
-static int arp(struct runner *r)
-{
-	uint8_t f[RT_ARP_FRAME_BYTES];
-	rt_arp_request_build(f, HOST_MAC, HOST_IP, DUT_IP);
-	capture(r, r->now, f, sizeof f);
-	if (push(r, f, sizeof f))
-		return -1;
-	for (uint64_t c = 0; c < SETUP_CYCLES; c += CHUNK_CYCLES) {
-		run_cycles(r, CHUNK_CYCLES);
-		int64_t t;
-		uint32_t len = pull(r, &t);
-		if (!len)
-			continue;
-		capture(r, t, r->buf, len);
-		r->res->frames_to_peer++;
-		uint8_t smac[6], tmac[6];
-		uint32_t sip, tip;
-		if (!rt_arp_reply_parse(r->buf, len, smac, &sip, tmac, &tip) || memcmp(smac, DUT_MAC, 6) ||
-		    sip != DUT_IP || memcmp(tmac, HOST_MAC, 6) || tip != HOST_IP || memcmp(r->buf, HOST_MAC, 6)) {
-			fail(r, "ARP: the answer to who-has %08x is not a reply from the device to the host", DUT_IP);
-			return -1;
-		}
-		return 0;
-	}
-	fail(r, "ARP: no reply in %u cycles", SETUP_CYCLES);
-	return -1;
-}
-
-static void dut_config(const struct runner *r, struct rt_dut_config *c, uint8_t pmtu_code)
-{
-	const struct rt_run_spec *s = r->spec;
-	memset(c, 0, sizeof *c);
-	memcpy(c->mac, DUT_MAC, 6);
-	c->ip = DUT_IP;
-	c->rkey = DUT_RKEY;
-	c->base_addr = r->dut->info.mem_base;
-	c->psn = s->psn;
-	c->pmtu_code = pmtu_code;
-	for (unsigned q = 0; q < RT_DUT_MAX_QP; q++) {
-		c->timeout[q] = s->timeout ? s->timeout : 14;
-		c->retry_cnt[q] = s->retry_cnt;
-		c->rnr_retry[q] = s->rnr_retry;
-	}
-}
-
-/* Opens QP q: OPEN_QP, SEND_QP_INFO, MODIFY_QP_RTS. */
-static int open_qp(struct runner *r, unsigned q)
-{
-	const struct rt_run_spec *s = r->spec;
-	struct rt_dut_config c;
-	char msg[256];
-	dut_config(r, &c, s->pmtu_code[q]);
-	if (r->dut->configure(r->dut->ctx, &c, msg, sizeof msg)) {
-		fail(r, "configure: %s", msg);
-		return -1;
-	}
-	struct rt_cm_msg rep, req = { .qp_info_valid = true, .req_type = RT_CM_OPEN_QP,
-				      .listening_port = HOST_CM_PORT };
-	if (cm_exchange(r, &req, &rep, "OPEN_QP"))
-		return -1;
-	uint32_t qpn = r->dut->info.qpn_base + q, psn = (s->psn + DUT_PSN_STRIDE * q) & 0xFFFFFF;
-	if (rep.loc_qpn != qpn || rep.loc_psn != psn || rep.loc_rkey != DUT_RKEY ||
-	    rep.loc_base != r->dut->info.mem_base || rep.loc_ip != DUT_IP) {
-		fail(r, "OPEN_QP %u: the reply says QPN %06x PSN %06x R_Key %08x base %" PRIx64 ", expected %06x %06x %08x %" PRIx64,
-		     q, rep.loc_qpn, rep.loc_psn, rep.loc_rkey, rep.loc_base, qpn, psn, DUT_RKEY, r->dut->info.mem_base);
-		return -1;
-	}
-	r->qp[q].dut_qpn = qpn;
-	r->qp[q].dut_psn = psn;
-	r->qp[q].pmtu = 256u << s->pmtu_code[q];
-	req = (struct rt_cm_msg){ .qp_info_valid = true, .req_type = RT_CM_SEND_QP_INFO, .loc_qpn = qpn,
-				  .rem_qpn = 0x1200 + 0x11 * q, .rem_psn = HOST_PSN, .rem_rkey = PEER_RKEY,
-				  .rem_base = PEER_VA, .rem_ip = HOST_IP, .listening_port = HOST_CM_PORT };
-	if (cm_exchange(r, &req, &rep, "SEND_QP_INFO"))
-		return -1;
-	if (rep.rem_qpn != req.rem_qpn || rep.rem_psn != HOST_PSN || rep.rem_rkey != PEER_RKEY ||
-	    rep.rem_base != PEER_VA || rep.rem_ip != HOST_IP)
-		fail(r, "SEND_QP_INFO %u: the reply does not echo the host's QPN, PSN, R_Key, base and IP", q);
-	req = (struct rt_cm_msg){ .qp_info_valid = true, .req_type = RT_CM_MODIFY_QP_RTS, .loc_qpn = qpn,
-				  .listening_port = HOST_CM_PORT };
-	if (cm_exchange(r, &req, &rep, "MODIFY_QP_RTS"))
-		return -1;
-	unsigned st = r->dut->qp_state(r->dut->ctx, q);
-	if (st != RT_DUT_QPS_RTS) {
-		fail(r, "QP %u is in state %u after MODIFY_QP_RTS, not RTS (3)", q, st);
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- The peer ------------------------------------------------------ */
-
-static uint32_t peer_qpn(unsigned q)
-{
-	return 0x1200 + 0x11 * q;
-}
 
 static int make_peer(struct runner *r, unsigned q, uint32_t max_send, struct rt_error *err)
 {
@@ -445,24 +226,24 @@ static void peer_received(struct runner *r, unsigned q, const struct rt_wc *wc)
 	uint8_t *mem = r->dut->memory(r->dut->ctx);
 	side->next_recv++;
 	if (!e) {
-		fail(r, "QP %u: the peer received message %u, but the device was given only %u that take a receive",
+		run_fail(r, "QP %u: the peer received message %u, but the device was given only %u that take a receive",
 		     q, side->next_recv, side->next_recv - 1);
 		return;
 	}
 	if (wc->status != RT_WC_SUCCESS) {
-		fail(r, "QP %u: wr_id %" PRIx64 ": the peer's receive completed with status %d", q, e->wr.wr_id,
+		run_fail(r, "QP %u: wr_id %" PRIx64 ": the peer's receive completed with status %d", q, e->wr.wr_id,
 		     wc->status);
 		return;
 	}
 	bool imm = e->wr.opcode == RT_DUT_SEND_IMM || e->wr.opcode == RT_DUT_WRITE_IMM;
 	if (wc->with_imm != imm || (imm && wc->imm != e->wr.imm))
-		fail(r, "QP %u: wr_id %" PRIx64 ": immediate %s%08x at the peer, expected %s%08x", q, e->wr.wr_id,
+		run_fail(r, "QP %u: wr_id %" PRIx64 ": immediate %s%08x at the peer, expected %s%08x", q, e->wr.wr_id,
 		     wc->with_imm ? "" : "none ", wc->imm, imm ? "" : "none ", e->wr.imm);
 	if (e->wr.opcode != RT_DUT_WRITE_IMM) {
 		const uint8_t *src = mem + (e->wr.local_addr - r->dut->info.mem_base);
 		if (wc->byte_len != e->wr.length ||
 		    memcmp(rt_qp_recv_memory(side->peer) + wc->recv_offset, src, e->wr.length))
-			fail(r, "QP %u: SEND wr_id %" PRIx64 ": the peer received %u bytes, not the %u posted", q,
+			run_fail(r, "QP %u: SEND wr_id %" PRIx64 ": the peer received %u bytes, not the %u posted", q,
 			     e->wr.wr_id, wc->byte_len, e->wr.length);
 	}
 	e->received = true;
@@ -575,12 +356,12 @@ static int start_work(struct runner *r)
 					       .is_immediate = op == RT_DUT_SEND_IMM || op == RT_DUT_WRITE_IMM,
 					       .tx_write = op >= RT_DUT_WRITE, .dma_length = s->txmeta_len,
 					       .n_transfers = s->txmeta_n };
-			send_cm(r, &m);
+			run_send_cm(r, &m);
 			r->cm_pending++;
 		}
 		for (uint32_t i = s->txmeta_n; i < side->n_wrs; i++)
 			if (r->dut->post_wr(r->dut->ctx, &side->wrs[i].wr, msg, sizeof msg)) {
-				fail(r, "posting QP %u's WR %u: %s", q, i + 1, msg);
+				run_fail(r, "posting QP %u's WR %u: %s", q, i + 1, msg);
 				return -1;
 			}
 	}
@@ -615,28 +396,29 @@ static void from_device(struct runner *r)
 {
 	int64_t t;
 	uint32_t len;
-	while ((len = pull(r, &t)) > 0) {
+	while ((len = run_pull(r, &t)) > 0) {
 		arrivals(r, t);
 		r->res->frames_to_peer++;
 		r->last_activity = r->now;
 		struct rt_cm_msg m;
-		if (cm_reply(r, r->buf, len, &m)) {
-			capture(r, t, r->buf, len);
+		if (run_cm_reply(r, r->buf, len, &m)) {
+			run_capture(r, t, r->buf, len);
+			run_cm_answer_is(r, &m, RT_CM_ACK, "txmeta");
 			if (r->cm_pending)
 				r->cm_pending--;
 			else
-				fail(r, "a CM reply nobody asked for");
+				run_fail(r, "a CM reply nobody asked for");
 			continue;
 		}
 		struct rt_packet p;
 		if (rt_parse(&p, RT_LINK_ETHERNET, r->buf, len, len) != RT_PARSE_ROCE || peer_of(r, p.bth.dest_qp) < 0) {
-			capture(r, t, r->buf, len);
-			fail(r, "the device sent a frame of %u bytes that is neither a CM reply nor RoCE to an open QP", len);
+			run_capture(r, t, r->buf, len);
+			run_fail(r, "the device sent a frame of %u bytes that is neither a CM reply nor RoCE to an open QP", len);
 			continue;
 		}
-		capture(r, t, r->buf, len);
+		run_capture(r, t, r->buf, len);
 		if (memcmp(r->buf, HOST_MAC, 6))
-			fail(r, "RoCE frame to a MAC address other than the host's");
+			run_fail(r, "RoCE frame to a MAC address other than the host's");
 		if (r->tx_first < 0)
 			r->tx_first = t;
 		r->tx_last_end = t + wire_ns(len, r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100);
@@ -684,10 +466,10 @@ static void arrivals(struct runner *r, int64_t t)
 		r->last_activity = r->now;
 		if (f.dir == 1) {
 			if (!f.faulted) {
-				capture(r, f.arrive, f.data, f.len);
+				run_capture(r, f.arrive, f.data, f.len);
 				note_ack(r, f.data, f.len);
 			}
-			push(r, f.data, f.len);
+			run_push(r, f.data, f.len);
 			continue;
 		}
 		struct rt_packet p;
@@ -742,7 +524,7 @@ static void completions(struct runner *r)
 		r->last_activity = r->now;
 		r->res->completions++;
 		if (c.qp >= r->spec->n_qp) {
-			fail(r, "a completion for QP %u, which was not opened", c.qp);
+			run_fail(r, "a completion for QP %u, which was not opened", c.qp);
 			continue;
 		}
 		struct qp_side *side = &r->qp[c.qp];
@@ -750,7 +532,7 @@ static void completions(struct runner *r)
 		if (c.wr_id >> 63) {
 			e = find_generator_wr(side, c.wr_id);
 			if (!e) {
-				fail(r, "QP %u: a completion for generator wr_id %" PRIx64 " that is not due", c.qp, c.wr_id);
+				run_fail(r, "QP %u: a completion for generator wr_id %" PRIx64 " that is not due", c.qp, c.wr_id);
 				continue;
 			}
 		} else {
@@ -758,12 +540,12 @@ static void completions(struct runner *r)
 			while (side->next_cpl < side->n_wrs && side->wrs[side->next_cpl].wr.wr_id >> 63)
 				side->next_cpl++;
 			if (side->next_cpl >= side->n_wrs) {
-				fail(r, "QP %u: completion wr_id %" PRIx64 " with no WR outstanding", c.qp, c.wr_id);
+				run_fail(r, "QP %u: completion wr_id %" PRIx64 " with no WR outstanding", c.qp, c.wr_id);
 				continue;
 			}
 			e = &side->wrs[side->next_cpl++];
 			if (e->wr.wr_id != c.wr_id) {
-				fail(r, "QP %u: completion for wr_id %" PRIx64 " where %" PRIx64 " was due", c.qp, c.wr_id,
+				run_fail(r, "QP %u: completion for wr_id %" PRIx64 " where %" PRIx64 " was due", c.qp, c.wr_id,
 				     e->wr.wr_id);
 				continue;
 			}
@@ -772,10 +554,10 @@ static void completions(struct runner *r)
 		e->status = c.status;
 		r->n_done++;
 		if (c.status == RT_DUT_SUCCESS && (!side->acked_any || side->acked < e->last_psn))
-			fail(r, "QP %u: wr_id %" PRIx64 " completed before the device was told its last PSN %06x was "
+			run_fail(r, "QP %u: wr_id %" PRIx64 " completed before the device was told its last PSN %06x was "
 			     "acknowledged", c.qp, c.wr_id, (side->dut_psn + e->last_psn) & 0xFFFFFF);
 		if (c.status != e->expect)
-			fail(r, "QP %u: wr_id %" PRIx64 " (%s, %u bytes) completed %s, expected %s", c.qp, c.wr_id,
+			run_fail(r, "QP %u: wr_id %" PRIx64 " (%s, %u bytes) completed %s, expected %s", c.qp, c.wr_id,
 			     rt_dut_opcode_name(e->wr.opcode), e->wr.length, rt_dut_status_name(c.status),
 			     rt_dut_status_name(e->expect));
 	}
@@ -811,12 +593,12 @@ static void run_work(struct runner *r)
 		if (quiet >= SETTLE_CYCLES)
 			return;
 		if (r->now - r->last_activity > STALL_NS) {
-			fail(r, "stuck: nothing moved for %d us (%u of %u completions)", STALL_NS / 1000, r->n_done,
+			run_fail(r, "stuck: nothing moved for %d us (%u of %u completions)", STALL_NS / 1000, r->n_done,
 			     r->n_wrs);
 			return;
 		}
 		if (r->dut->cycle(r->dut->ctx) - start > limit) {
-			fail(r, "not done after 200 ms of device time (%u of %u completions)", r->n_done, r->n_wrs);
+			run_fail(r, "not done after 200 ms of device time (%u of %u completions)", r->n_done, r->n_wrs);
 			return;
 		}
 	}
@@ -837,7 +619,7 @@ static void verify(struct runner *r)
 			uint64_t off = e->wr.remote_va - PEER_VA;
 			if (!e->completed) {
 				if (!missing++)
-					fail(r, "QP %u: wr_id %" PRIx64 " never completed", q, e->wr.wr_id);
+					run_fail(r, "QP %u: wr_id %" PRIx64 " never completed", q, e->wr.wr_id);
 				continue;
 			}
 			bool write = e->wr.opcode >= RT_DUT_WRITE;
@@ -848,7 +630,7 @@ static void verify(struct runner *r)
 					       e->wr.length);
 				bool needs_recv = e->wr.opcode != RT_DUT_WRITE;
 				if (needs_recv && !e->received)
-					fail(r, "QP %u: wr_id %" PRIx64 " completed, but the peer never received it", q,
+					run_fail(r, "QP %u: wr_id %" PRIx64 " completed, but the peer never received it", q,
 					     e->wr.wr_id);
 			} else if (write) {
 				/* A WRITE that failed may have placed some of its bytes: not judged. */
@@ -856,13 +638,13 @@ static void verify(struct runner *r)
 			}
 		}
 		if (missing > 1)
-			fail(r, "QP %u: %u WRs in all never completed", q, missing);
+			run_fail(r, "QP %u: %u WRs in all never completed", q, missing);
 		const uint8_t *got = rt_qp_memory(side->peer);
 		if (memcmp(got, side->expect_mem, side->mem_size)) {
 			uint32_t at = 0;
 			while (got[at] == side->expect_mem[at])
 				at++;
-			fail(r, "QP %u: the peer's memory differs from what the WRITEs carried, first at VA %" PRIx64, q,
+			run_fail(r, "QP %u: the peer's memory differs from what the WRITEs carried, first at VA %" PRIx64, q,
 			     (uint64_t)(PEER_VA + at));
 		}
 	}
@@ -875,24 +657,24 @@ static void verify(struct runner *r)
 	res->rnr_naks = c.rnr_naks;
 	if (c.retransmissions < s->min_retransmissions || c.timeouts < s->min_timeouts || c.naks < s->min_naks ||
 	    c.rnr_naks < s->min_rnr_naks)
-		fail(r, "the device recovered less than the faults demand: %u retransmissions, %u timeouts, %u NAKs, "
+		run_fail(r, "the device recovered less than the faults demand: %u retransmissions, %u timeouts, %u NAKs, "
 		     "%u RNR NAKs; at least %u, %u, %u, %u expected", c.retransmissions, c.timeouts, c.naks,
 		     c.rnr_naks, s->min_retransmissions, s->min_timeouts, s->min_naks, s->min_rnr_naks);
 	const struct rt_link_stats *back = rt_wire_stats(r->wire, 1);
 	if (c.rx_drop_bad_icrc != back->corrupted)
-		fail(r, "the device dropped %u frames for a bad ICRC; the link corrupted %" PRIu64, c.rx_drop_bad_icrc,
+		run_fail(r, "the device dropped %u frames for a bad ICRC; the link corrupted %" PRIu64, c.rx_drop_bad_icrc,
 		     back->corrupted);
 	if (c.rx_drop_malformed || c.rx_drop_unsupported || c.rx_drop_not_for_us)
-		fail(r, "the device dropped good frames: malformed %u, unsupported %u, not for it %u",
+		run_fail(r, "the device dropped good frames: malformed %u, unsupported %u, not for it %u",
 		     c.rx_drop_malformed, c.rx_drop_unsupported, c.rx_drop_not_for_us);
 	const char *perr = r->dut->port_error(r->dut->ctx);
 	if (perr)
-		fail(r, "port contract: %s", perr);
+		run_fail(r, "port contract: %s", perr);
 	for (unsigned q = 0; q < s->n_qp; q++) {
 		unsigned st = r->dut->qp_state(r->dut->ctx, q);
 		unsigned want = q == 0 && s->fail_wr ? RT_DUT_QPS_ERROR : RT_DUT_QPS_RTS;
 		if (st != want)
-			fail(r, "QP %u ends in state %u, expected %u", q, st, want);
+			run_fail(r, "QP %u ends in state %u, expected %u", q, st, want);
 	}
 	for (unsigned d = 0; d < 2; d++) {
 		const struct rt_link_stats *ls = rt_wire_stats(r->wire, d);
@@ -910,7 +692,7 @@ static void verify(struct runner *r)
 							 r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100);
 	}
 	if (s->min_gbps > 0 && !(res->goodput_gbps >= s->min_gbps))
-		fail(r, "goodput %.2f Gb/s, below the %.1f Gb/s this test requires", res->goodput_gbps, s->min_gbps);
+		run_fail(r, "goodput %.2f Gb/s, below the %.1f Gb/s this test requires", res->goodput_gbps, s->min_gbps);
 }
 
 /* ---- The test ------------------------------------------------------ */
@@ -1005,7 +787,7 @@ static int prepare(struct runner *r, struct rt_error *err)
 	const struct rt_run_spec *s = r->spec;
 	struct rt_dut_config c;
 	char msg[256];
-	dut_config(r, &c, s->pmtu_code[0]);
+	run_dut_config(r, &c, s->pmtu_code[0]);
 	if (r->dut->reset(r->dut->ctx, &c, msg, sizeof msg)) {
 		rt_error_set(err, "device reset: %s", msg);
 		return -1;
@@ -1054,12 +836,14 @@ int rt_run_test(struct rt_dut_ops *dut, const struct rt_run_spec *spec, const st
 	r->recv_posting = spec->peer == RT_PEER_READY;
 
 	int rc = prepare(r, err);
-	if (!rc && !arp(r)) {
+	if (!rc && !run_arp(r)) {
 		for (unsigned q = 0; q < spec->n_qp; q++)
 			r->qp[q].mem_size = spec->throughput ? 4u << 20 : 2u << 20;
 		bool opened = true;
 		for (unsigned q = 0; q < spec->n_qp && opened; q++)
-			opened = !open_qp(r, q);
+			opened = !run_open_qp(r, q);
+		if (opened)
+			opened = !run_cm_case(r);
 		if (opened)
 			rc = plan_work(r, err);
 		for (unsigned q = 0; opened && !rc && q < spec->n_qp; q++)

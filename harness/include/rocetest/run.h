@@ -101,6 +101,13 @@ enum rt_run_peer {
 	RT_PEER_NO_RECV,	/* never any: RNR NAKs until rnr_retry runs out */
 };
 
+/* What a test does with the CM besides opening every QP. */
+enum rt_run_cm_case {
+	RT_CM_CASE_NONE,
+	RT_CM_CASE_REOPEN,	/* close QP 0 and open it again before the work */
+	RT_CM_CASE_REFUSALS,	/* requests the CM must refuse (NO_QP, NAK, silence), then the work */
+};
+
 #define RT_RUN_MAX_QP 4
 #define RT_RUN_MAX_FAULTS 4
 
@@ -122,6 +129,8 @@ struct rt_run_spec {
 	uint32_t size;				/* RT_SIZES_FIXED */
 	uint32_t wrs_per_qp;			/* native WRs */
 	uint32_t txmeta_n, txmeta_len;		/* > 0: the built-in generator too, on every QP */
+
+	enum rt_run_cm_case cm_case;
 
 	enum rt_run_peer peer;
 	uint32_t recv_post_us;			/* RT_PEER_RNR */
