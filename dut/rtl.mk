@@ -11,7 +11,7 @@
 
 RTL_DIR := dut/rtl
 RTL_SRCS := $(wildcard $(RTL_DIR)/*.v)
-RTL_MODULES := roce_icrc_insert roce_icrc_check roce_tx_frame roce_cm eth_arp roce_rx_parse roce_req roce_endpoint
+RTL_MODULES := sync_fifo roce_icrc_insert roce_icrc_check roce_tx_frame roce_cm eth_arp roce_rx_parse roce_req roce_endpoint
 RTL_WIDTHS := 64 512
 RTL_BUILD = $(BUILD)/rtl
 VERILATOR ?= verilator

@@ -6,8 +6,9 @@
  *        CM descriptors   -> roce_cm   (cm-frame.md; QP states, replies, txmeta)
  *        ACK/NAK/RNR      -> roce_req
  *        CNP              counted only (stat_rx_cnp)
- * TX:  roce_req descriptors -> roce_tx_frame (payload from the application
- *        memory response, s_mem_*) -> roce_icrc_insert -> axis_arb_mux
+ * TX:  roce_req descriptors -> sync_fifo (DESC_FIFO_DEPTH descriptors, see
+ *        below) -> roce_tx_frame (payload from the application memory
+ *        response, s_mem_*) -> roce_icrc_insert -> axis_arb_mux
  *      eth_arp frames, roce_cm replies                 -> axis_arb_mux
  *      axis_arb_mux (frame-atomic, fixed priority ARP > CM > RoCE) -> m_axis
  *
@@ -27,7 +28,11 @@
  * response is one AXI-Stream packet per request, in request order, len bytes
  * from lane 0 of its first beat with tlast on its last beat (tkeep contiguous,
  * tuser on a beat marks the data bad: the frame is then sent with tuser set,
- * i.e. dropped by the MAC). Retransmissions read the memory again.
+ * i.e. dropped by the MAC). Retransmissions read the memory again. Reads run
+ * ahead of the frames (through the descriptor FIFO, below): at most
+ * DESC_FIFO_DEPTH + 5 are outstanding (about DESC_FIFO_BEATS cycles of
+ * frames and 5 PMTUs more); the memory should take that many and hold their
+ * responses while s_mem_axis_tready is low, as an AXI slave does.
  *
  * QP i has QPN QPN_BASE + i. Its PMTU is cfg_pmtu_code (256 << code, code
  * 0..4) when it is opened (OPEN_QP); cfg_timeout / cfg_retry_cnt /
@@ -56,7 +61,17 @@ module roce_endpoint #
     // Clock frequency (the requester's timers count real time from it)
     parameter CLK_FREQ_HZ = 322266000,
     // ARP cache entries (a power of 2)
-    parameter ARP_CACHE_SIZE = 4
+    parameter ARP_CACHE_SIZE = 4,
+    // Packet descriptors queued between the requester and the frame builder
+    // (a power of 2, at least 2; one more waits in the FIFO's output
+    // register): how far the memory reads run ahead of the frames
+    parameter DESC_FIFO_DEPTH = 16,
+    // ... and the FIFO takes no descriptor while the frames of those in it
+    // would take DESC_FIFO_BEATS cycles or more to send (counted as
+    // ceil((payload + 64) / KEEP_WIDTH) each; 0: no limit). About the memory
+    // read latency in cycles is enough; more only lengthens what a NAK finds
+    // already committed. 128: 2 frames of 4 KB at 512 bits.
+    parameter DESC_FIFO_BEATS = 128
 )
 (
     input  wire                       clk,
@@ -583,6 +598,104 @@ req_inst (
 );
 
 // ---------------------------------------------------------------------------
+// TX: descriptor FIFO (sync_fifo). roce_req issues a packet's descriptor and
+// its memory read together, and only when both of its output registers are
+// free; without the FIFO the next read waited until roce_tx_frame took the
+// descriptor, i.e. about until the frame before it was being built, so the
+// memory latency was paid per packet. The FIFO takes each descriptor at once,
+// so the reads run up to the FIFO's contents ahead of the frames and the
+// latency overlaps earlier frames. Only descriptors are queued: the payload is
+// still read when roce_req issues the packet and streamed into roce_tx_frame
+// (in request order, as the memory answers them), never stored here.
+//
+// What is in the FIFO is committed: a go-back-N or a fatal NAK takes effect
+// after it has gone out (as for the frames already in roce_tx_frame), and the
+// requester's counters and ACK timer count a packet when it enters the FIFO.
+// So the FIFO also stops taking descriptors while the frames in it would take
+// DESC_FIFO_BEATS cycles or more to send: the backlog is bounded in time, at
+// any DATA_WIDTH and PMTU (16 frames of 4 KB would be 5 us at 100 Gb/s,
+// longer than the round trip in which a requester is expected to stop after
+// a fatal NAK; a retransmission queued behind them may be acknowledged by the
+// time it goes out), while small packets at 512 bits still queue
+// DESC_FIFO_DEPTH deep.
+//
+// The fields roce_req takes from the configuration or drives constant
+// (src_mac = cfg_mac, src_ip = cfg_ip, tos 0, solicited 0) go around the
+// FIFO; the other 342 bits are queued.
+
+localparam DESC_WIDTH = 48+32+16+16+8+1+24+24+64+32+32+32+13;
+
+wire                   txd_valid;
+wire                   txd_ready;
+wire [47:0]            txd_dst_mac;
+wire [31:0]            txd_dst_ip;
+wire [15:0]            txd_ip_id;
+wire [15:0]            txd_udp_sport;
+wire [7:0]             txd_opcode;
+wire                   txd_ack_req;
+wire [23:0]            txd_dest_qp;
+wire [23:0]            txd_psn;
+wire [63:0]            txd_reth_va;
+wire [31:0]            txd_reth_rkey;
+wire [31:0]            txd_reth_len;
+wire [31:0]            txd_imm;
+wire [12:0]            txd_payload_len;
+
+localparam KEEP_SHIFT = $clog2(KEEP_WIDTH);
+
+// a frame's cost: ceil((payload + 64) / KEEP_WIDTH) beats, about its length
+// (the headers are 54..74 bytes, the ICRC 4)
+function [13:0] frame_beats(input [12:0] plen);
+    reg [13:0] b;
+    begin
+        b = {1'b0, plen} + 14'd64 + KEEP_WIDTH[13:0] - 14'd1;
+        frame_beats = b >> KEEP_SHIFT;
+    end
+endfunction
+
+// beats of the descriptors in the FIFO (output register included)
+reg  [31:0]            dfifo_beats_reg = 32'd0;
+wire                   dfifo_s_ready;
+wire                   dfifo_room = DESC_FIFO_BEATS == 0 || dfifo_beats_reg < DESC_FIFO_BEATS;
+wire                   dfifo_in = desc_valid && desc_ready;
+wire                   dfifo_out = txd_valid && txd_ready;
+
+assign desc_ready = dfifo_s_ready && dfifo_room;
+
+always @(posedge clk) begin
+    dfifo_beats_reg <= dfifo_beats_reg
+        + (dfifo_in ? {18'd0, frame_beats(desc_payload_len)} : 32'd0)
+        - (dfifo_out ? {18'd0, frame_beats(txd_payload_len)} : 32'd0);
+    if (rst)
+        dfifo_beats_reg <= 32'd0;
+end
+
+sync_fifo #(
+    .DATA_WIDTH(DESC_WIDTH),
+    .DEPTH(DESC_FIFO_DEPTH)
+)
+desc_fifo_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_data({
+        desc_dst_mac, desc_dst_ip, desc_ip_id,
+        desc_udp_sport, desc_opcode, desc_ack_req,
+        desc_dest_qp, desc_psn, desc_reth_va, desc_reth_rkey, desc_reth_len,
+        desc_imm, desc_payload_len
+    }),
+    .s_valid(desc_valid && dfifo_room),
+    .s_ready(dfifo_s_ready),
+    .m_data({
+        txd_dst_mac, txd_dst_ip, txd_ip_id,
+        txd_udp_sport, txd_opcode, txd_ack_req,
+        txd_dest_qp, txd_psn, txd_reth_va, txd_reth_rkey, txd_reth_len,
+        txd_imm, txd_payload_len
+    }),
+    .m_valid(txd_valid),
+    .m_ready(txd_ready)
+);
+
+// ---------------------------------------------------------------------------
 // TX: frame builder, ICRC
 
 wire [DATA_WIDTH-1:0]  txf_tdata;
@@ -606,25 +719,25 @@ roce_tx_frame #(
 tx_frame_inst (
     .clk(clk),
     .rst(rst),
-    .s_desc_valid(desc_valid),
-    .s_desc_ready(desc_ready),
-    .s_desc_dst_mac(desc_dst_mac),
+    .s_desc_valid(txd_valid),
+    .s_desc_ready(txd_ready),
+    .s_desc_dst_mac(txd_dst_mac),
     .s_desc_src_mac(desc_src_mac),
     .s_desc_src_ip(desc_src_ip),
-    .s_desc_dst_ip(desc_dst_ip),
-    .s_desc_ip_id(desc_ip_id),
+    .s_desc_dst_ip(txd_dst_ip),
+    .s_desc_ip_id(txd_ip_id),
     .s_desc_tos(desc_tos),
-    .s_desc_udp_sport(desc_udp_sport),
-    .s_desc_opcode(desc_opcode),
+    .s_desc_udp_sport(txd_udp_sport),
+    .s_desc_opcode(txd_opcode),
     .s_desc_solicited(desc_solicited),
-    .s_desc_ack_req(desc_ack_req),
-    .s_desc_dest_qp(desc_dest_qp),
-    .s_desc_psn(desc_psn),
-    .s_desc_reth_va(desc_reth_va),
-    .s_desc_reth_rkey(desc_reth_rkey),
-    .s_desc_reth_len(desc_reth_len),
-    .s_desc_imm(desc_imm),
-    .s_desc_payload_len(desc_payload_len),
+    .s_desc_ack_req(txd_ack_req),
+    .s_desc_dest_qp(txd_dest_qp),
+    .s_desc_psn(txd_psn),
+    .s_desc_reth_va(txd_reth_va),
+    .s_desc_reth_rkey(txd_reth_rkey),
+    .s_desc_reth_len(txd_reth_len),
+    .s_desc_imm(txd_imm),
+    .s_desc_payload_len(txd_payload_len),
     .s_axis_tdata(s_mem_axis_tdata),
     .s_axis_tkeep(s_mem_axis_tkeep),
     .s_axis_tvalid(s_mem_axis_tvalid),

@@ -359,13 +359,23 @@ static int start_work(struct runner *r)
 			run_send_cm(r, &m);
 			r->cm_pending++;
 		}
-		for (uint32_t i = s->txmeta_n; i < side->n_wrs; i++)
+	}
+	/* Native WRs round robin over the QPs, as an application spreading its work would post them. */
+	for (uint32_t i = s->txmeta_n;; i++) {
+		bool any = false;
+		for (unsigned q = 0; q < s->n_qp; q++) {
+			struct qp_side *side = &r->qp[q];
+			if (i >= side->n_wrs)
+				continue;
+			any = true;
 			if (r->dut->post_wr(r->dut->ctx, &side->wrs[i].wr, msg, sizeof msg)) {
 				run_fail(r, "posting QP %u's WR %u: %s", q, i + 1, msg);
 				return -1;
 			}
+		}
+		if (!any)
+			return 0;
 	}
-	return 0;
 }
 
 /* ---- The run ------------------------------------------------------- */
@@ -497,13 +507,19 @@ static void peer_turn(struct runner *r)
 		while (rt_qp_poll_cq(side->peer, &wc))
 			if (wc.opcode == RT_WR_RECV)
 				peer_received(r, q, &wc);
-		while (rt_wire_tx_free(r->wire, 1) <= r->now) {
+		/*
+		 * The peer's NIC queues what its QP hands it and sends back to
+		 * back: a frame goes out when the one before it is on the wire,
+		 * even if that is after this step's time.
+		 */
+		for (;;) {
 			enum rt_qp_bug bug;
 			uint8_t *buf = rt_wire_frame_buffer(r->wire, 1);
 			size_t n = rt_qp_next_frame(side->peer, r->now, buf, MAX_FRAME, &bug);
 			if (!n)
 				break;
-			rt_wire_send(r->wire, 1, r->now, buf, (uint32_t)n, bug);
+			int64_t t = rt_wire_tx_free(r->wire, 1) > r->now ? rt_wire_tx_free(r->wire, 1) : r->now;
+			rt_wire_send(r->wire, 1, t, buf, (uint32_t)n, bug);
 			r->last_activity = r->now;
 		}
 	}
