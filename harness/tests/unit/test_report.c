@@ -145,24 +145,6 @@ static char *write_to_string(writer_fn *w, const struct rt_report_file *files, s
 	return text;
 }
 
-static size_t count(const char *text, const char *part)
-{
-	size_t n = 0;
-	for (const char *p = text; (p = strstr(p, part)); p += strlen(part))
-		n++;
-	return n;
-}
-
-static void assert_has(const char *text, const char *part)
-{
-	ck_assert_msg(strstr(text, part) != NULL, "output lacks \"%s\"", part);
-}
-
-static void assert_lacks(const char *text, const char *part)
-{
-	ck_assert_msg(strstr(text, part) == NULL, "output holds \"%s\"", part);
-}
-
 static size_t flows_with_ladder(const struct rt_checker *c)
 {
 	size_t n = 0;
@@ -207,33 +189,33 @@ START_TEST(real_capture_all_writers)
 		"\"violations\":[", "\"violations_dropped\":0", "\"summary\":{\"errors\":0,\"warnings\":0",
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		assert_has(json, keys[i]);
+		text_assert_has(json, keys[i]);
 	char frames[64];
 	snprintf(frames, sizeof frames, "\"packets\":%" PRIu64 ",", rt_checker_totals(r.checker)->frames);
-	assert_has(json, frames);
+	text_assert_has(json, frames);
 	/* One rule object per enabled rule (all of them by default). */
-	ck_assert_uint_eq(count(json, "{\"id\":\""), RT_RULE_COUNT);
+	ck_assert_uint_eq(text_count(json, "{\"id\":\""), RT_RULE_COUNT);
 
 	char *xml = write_to_string(rt_report_junit, &rf, 1);
-	assert_has(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ");
-	assert_has(xml, "<testsuite name=\"rdma_read_bw.pcap\" ");
-	assert_has(xml, "classname=\"rocetest.rdma_read_bw.pcap.flow1\"");
-	assert_lacks(xml, "<failure");
-	ck_assert_uint_eq(count(xml, "<testsuite "), 1);
-	ck_assert_uint_eq(count(xml, "</testsuites>\n"), 1);
+	text_assert_has(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ");
+	text_assert_has(xml, "<testsuite name=\"rdma_read_bw.pcap\" ");
+	text_assert_has(xml, "classname=\"rocetest.rdma_read_bw.pcap.flow1\"");
+	text_assert_lacks(xml, "<failure");
+	ck_assert_uint_eq(text_count(xml, "<testsuite "), 1);
+	ck_assert_uint_eq(text_count(xml, "</testsuites>\n"), 1);
 
 	char *html = write_to_string(rt_report_html, &rf, 1);
-	assert_has(html, "<!DOCTYPE html>");
-	assert_has(html, "PASS");
+	text_assert_has(html, "<!DOCTYPE html>");
+	text_assert_has(html, "PASS");
 	ck_assert_uint_ge(flows_with_ladder(r.checker), 1);
-	ck_assert_uint_eq(count(html, "<svg class=\"ladder\""), flows_with_ladder(r.checker));
+	ck_assert_uint_eq(text_count(html, "<svg class=\"ladder\""), flows_with_ladder(r.checker));
 	/* Self-contained: nothing fetched. */
-	assert_lacks(html, "http://");
-	assert_lacks(html, "https://");
-	assert_lacks(html, "<script src");
-	assert_lacks(html, "<link");
-	assert_lacks(html, "<img");
-	ck_assert_uint_eq(count(html, "</html>\n"), 1);
+	text_assert_lacks(html, "http://");
+	text_assert_lacks(html, "https://");
+	text_assert_lacks(html, "<script src");
+	text_assert_lacks(html, "<link");
+	text_assert_lacks(html, "<img");
+	ck_assert_uint_eq(text_count(html, "</html>\n"), 1);
 
 	free(json);
 	free(xml);
@@ -251,16 +233,16 @@ START_TEST(hostile_file_name_escaped)
 	char *json = write_to_string(rt_report_json, &rf, 1);
 	ck_assert_msg(json_valid(json), "invalid JSON:\n%s", json);
 	/* Quote and control escaped, the invalid byte replaced by U+FFFD; < > & need no escape in JSON. */
-	assert_has(json, "\"file\":\"dir/<script>alert(1)</script>&\\\"'\\u0001\xEF\xBF\xBD.pcap\"");
+	text_assert_has(json, "\"file\":\"dir/<script>alert(1)</script>&\\\"'\\u0001\xEF\xBF\xBD.pcap\"");
 
 	char *xml = write_to_string(rt_report_junit, &rf, 1);
 	char *html = write_to_string(rt_report_html, &rf, 1);
 	const char *escaped = "dir/&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap";
 	const char *docs[] = { xml, html };
 	for (size_t i = 0; i < 2; i++) {
-		assert_has(docs[i], escaped);
-		assert_lacks(docs[i], "<script>alert");
-		assert_lacks(docs[i], "\x01");
+		text_assert_has(docs[i], escaped);
+		text_assert_lacks(docs[i], "<script>alert");
+		text_assert_lacks(docs[i], "\x01");
 		for (const unsigned char *p = (const unsigned char *)docs[i]; *p;) {
 			size_t n = rt_rep_utf8_len(p);
 			ck_assert_msg(n > 0, "invalid UTF-8 at offset %td", (const char *)p - docs[i]);
@@ -268,7 +250,7 @@ START_TEST(hostile_file_name_escaped)
 		}
 	}
 	/* The class name uses the base name (after the last '/', here inside "</script>"), escaped the same way. */
-	assert_has(xml, "classname=\"rocetest.script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap.flow1\"");
+	text_assert_has(xml, "classname=\"rocetest.script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap.flow1\"");
 	free(json);
 	free(xml);
 	free(html);
@@ -288,10 +270,10 @@ START_TEST(junit_failures_are_error_violations)
 
 	char *xml = write_to_string(rt_report_junit, &rf, 1);
 	/* One failing test case per (flow, rule) with errors, one line per error violation in them. */
-	ck_assert_uint_eq(count(xml, "<failure "), pairs);
+	ck_assert_uint_eq(text_count(xml, "<failure "), pairs);
 	char attr[64];
 	snprintf(attr, sizeof attr, " failures=\"%zu\"", pairs);
-	ck_assert_uint_eq(count(xml, attr), 2);	/* <testsuites> and <testsuite> */
+	ck_assert_uint_eq(text_count(xml, attr), 2);	/* <testsuites> and <testsuite> */
 	size_t lines = 0;
 	for (const char *p = xml; (p = strstr(p, "<failure ")); p++) {
 		const char *body = strchr(p, '>'), *end = strstr(p, "</failure>");
@@ -300,7 +282,7 @@ START_TEST(junit_failures_are_error_violations)
 		lines += !strncmp(body + 1, "frame ", 6);
 	}
 	ck_assert_uint_eq(lines, errors);
-	assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC, first at frame ");
+	text_assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC, first at frame ");
 
 	/* The warning does not fail its test case: it is in that case's <system-out>. */
 	const char *w = strstr(xml, "<testcase name=\"PKT-UDP-SPORT\" classname=\"rocetest.faulty.pcap.flow1\"");
@@ -312,7 +294,7 @@ START_TEST(junit_failures_are_error_violations)
 	ck_assert(!fail || fail > end);
 
 	/* Skipped cases say why. */
-	assert_has(xml, "<skipped message=\"not evaluated: needs timeout\"/>");
+	text_assert_has(xml, "<skipped message=\"not evaluated: needs timeout\"/>");
 
 	free(xml);
 	run_free(&r);
@@ -325,14 +307,14 @@ START_TEST(html_marks_violations)
 	run_faulty(&r);
 	struct rt_report_file rf = { .file = "faulty.pcap", .checker = r.checker, .violations = &r.list, .seconds = 0 };
 	char *html = write_to_string(rt_report_html, &rf, 1);
-	assert_has(html, "<div class=\"verdict fail\">FAIL");
-	ck_assert_uint_eq(count(html, "<svg class=\"ladder\""), flows_with_ladder(r.checker));
+	text_assert_has(html, "<div class=\"verdict fail\">FAIL");
+	ck_assert_uint_eq(text_count(html, "<svg class=\"ladder\""), flows_with_ladder(r.checker));
 	/* Three bad-ICRC rows, each marked and named in the issues column. */
-	ck_assert_uint_eq(count(html, "bad ICRC</tspan>"), 3);
-	ck_assert_uint_ge(count(html, "<circle class=\"mark\""), 3);
-	ck_assert_uint_ge(count(html, ">PKT-ICRC</text>"), 3);
+	ck_assert_uint_eq(text_count(html, "bad ICRC</tspan>"), 3);
+	ck_assert_uint_ge(text_count(html, "<circle class=\"mark\""), 3);
+	ck_assert_uint_ge(text_count(html, ">PKT-ICRC</text>"), 3);
 	/* Every kept violation is a row of the violations table (the rule tables' rows start with the rule). */
-	ck_assert_uint_eq(count(html, "<tr><td class=\"n\">"), r.list.count);
+	ck_assert_uint_eq(text_count(html, "<tr><td class=\"n\">"), r.list.count);
 	free(html);
 	run_free(&r);
 }
@@ -350,21 +332,21 @@ START_TEST(several_files)
 	char *json = write_to_string(rt_report_json, files, 2);
 	ck_assert_msg(json_valid(json), "invalid JSON:\n%s", json);
 	ck_assert_uint_eq(strncmp(json, "{\"files\":[\n{\"file\":\"a.pcap\"", 27), 0);
-	assert_has(json, ",\n{\"file\":\"b.pcap\"");
+	text_assert_has(json, ",\n{\"file\":\"b.pcap\"");
 	char summary[96];
 	snprintf(summary, sizeof summary, "\n],\n\"summary\":{\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64,
 		 rt_checker_totals(a.checker)->errors + rt_checker_totals(b.checker)->errors,
 		 rt_checker_totals(a.checker)->warnings + rt_checker_totals(b.checker)->warnings);
-	assert_has(json, summary);
+	text_assert_has(json, summary);
 
 	char *xml = write_to_string(rt_report_junit, files, 2);
-	ck_assert_uint_eq(count(xml, "<testsuite name="), 2);
-	assert_has(xml, "time=\"3.000\">");	/* the <testsuites> total */
+	ck_assert_uint_eq(text_count(xml, "<testsuite name="), 2);
+	text_assert_has(xml, "time=\"3.000\">");	/* the <testsuites> total */
 
 	char *html = write_to_string(rt_report_html, files, 2);
-	assert_has(html, "<a href=\"#f2\">b.pcap</a>");
-	ck_assert_uint_eq(count(html, "<section id=\"f"), 2);
-	ck_assert_uint_eq(count(html, "<svg class=\"ladder\""),
+	text_assert_has(html, "<a href=\"#f2\">b.pcap</a>");
+	ck_assert_uint_eq(text_count(html, "<section id=\"f"), 2);
+	ck_assert_uint_eq(text_count(html, "<svg class=\"ladder\""),
 			  flows_with_ladder(a.checker) + flows_with_ladder(b.checker));
 	free(json);
 	free(xml);
@@ -400,12 +382,12 @@ START_TEST(no_violation_list)
 	struct rt_report_file rf = { .file = "faulty.pcap", .checker = r.checker, .violations = NULL, .seconds = 0 };
 	char *json = write_to_string(rt_report_json, &rf, 1);
 	ck_assert(json_valid(json));
-	assert_has(json, "\"violations\":[],\n\"violations_dropped\":0");
+	text_assert_has(json, "\"violations\":[],\n\"violations_dropped\":0");
 	char *xml = write_to_string(rt_report_junit, &rf, 1);
 	/* Failures still come from the counts; their lines are then "... N more". */
-	assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC\">... 3 more\n</failure>");
+	text_assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC\">... 3 more\n</failure>");
 	char *html = write_to_string(rt_report_html, &rf, 1);
-	assert_has(html, "FAIL");
+	text_assert_has(html, "FAIL");
 	free(json);
 	free(xml);
 	free(html);

@@ -141,24 +141,6 @@ static char *write_to_string(run_writer_fn *w, const struct rt_run_summary *s)
 	return text;
 }
 
-static size_t count(const char *text, const char *part)
-{
-	size_t n = 0;
-	for (const char *p = text; (p = strstr(p, part)); p += strlen(part))
-		n++;
-	return n;
-}
-
-static void assert_has(const char *text, const char *part)
-{
-	ck_assert_msg(strstr(text, part) != NULL, "output lacks \"%s\"", part);
-}
-
-static void assert_lacks(const char *text, const char *part)
-{
-	ck_assert_msg(strstr(text, part) == NULL, "output holds \"%s\"", part);
-}
-
 /* a and b both in text, a first. */
 static void assert_before(const char *text, const char *a, const char *b)
 {
@@ -381,8 +363,8 @@ START_TEST(json_shape_and_counts)
 	ck_assert(json_is(member(no_pcap, "wall_s"), "null"));
 	ck_assert(json_is(member(no_pcap, "pcap"), "null"));
 	ck_assert(json_is(member(no_pcap, "html"), "null"));
-	assert_lacks(json, "nan");
-	assert_lacks(json, "inf");
+	text_assert_lacks(json, "nan");
+	text_assert_lacks(json, "inf");
 	free(json);
 	free(x);
 }
@@ -449,33 +431,33 @@ START_TEST(junit_suites_cases_failures)
 	char *xml = write_to_string(rt_run_report_junit, &x->s);
 	assert_markup(xml, false);
 	assert_utf8(xml);
-	assert_has(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rocetest run\" tests=\"19\" "
+	text_assert_has(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rocetest run\" tests=\"19\" "
 			"failures=\"2\" errors=\"0\" time=\"12.500\">");
-	ck_assert_uint_eq(count(xml, "<testsuite "), 3);
-	ck_assert_uint_eq(count(xml, "<testcase "), N_TESTS);
-	ck_assert_uint_eq(count(xml, "<failure "), N_FAILED);
-	ck_assert_uint_eq(count(xml, "<system-out>"), N_TESTS);
-	assert_has(xml, "<testsuite name=\"rocetest.run.basic\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"0\"");
-	assert_has(xml, "<testsuite name=\"rocetest.run.faults\" tests=\"2\" failures=\"1\"");
-	assert_has(xml, "<testsuite name=\"rocetest.run.throughput\" tests=\"14\" failures=\"0\"");
+	ck_assert_uint_eq(text_count(xml, "<testsuite "), 3);
+	ck_assert_uint_eq(text_count(xml, "<testcase "), N_TESTS);
+	ck_assert_uint_eq(text_count(xml, "<failure "), N_FAILED);
+	ck_assert_uint_eq(text_count(xml, "<system-out>"), N_TESTS);
+	text_assert_has(xml, "<testsuite name=\"rocetest.run.basic\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"0\"");
+	text_assert_has(xml, "<testsuite name=\"rocetest.run.faults\" tests=\"2\" failures=\"1\"");
+	text_assert_has(xml, "<testsuite name=\"rocetest.run.throughput\" tests=\"14\" failures=\"0\"");
 	assert_before(xml, "rocetest.run.basic\"", "rocetest.run.faults\"");
-	assert_has(xml, "<testcase name=\"send-only\" classname=\"rocetest.run.basic\" time=\"0.250\">");
+	text_assert_has(xml, "<testcase name=\"send-only\" classname=\"rocetest.run.basic\" time=\"0.250\">");
 	/* A wall time that is not a number is 0: the schema wants a non-negative decimal. */
-	assert_has(xml, "<testcase name=\"corrupt-ack\" classname=\"rocetest.run.faults\" time=\"0.000\">");
+	text_assert_has(xml, "<testcase name=\"corrupt-ack\" classname=\"rocetest.run.faults\" time=\"0.000\">");
 
 	/* The failure: the first finding as the message, all of them as the text, escaped. */
-	assert_has(xml, "<failure type=\"conformance\" message=\"PSN 0x10 &lt;&amp;&gt;&quot;&#39; retransmitted "
+	text_assert_has(xml, "<failure type=\"conformance\" message=\"PSN 0x10 &lt;&amp;&gt;&quot;&#39; retransmitted "
 			"after the ACK\">PSN 0x10 &lt;&amp;&gt;&quot;&#39; retransmitted after the ACK\n" FINDING_2
 			"\n</failure>");
-	assert_lacks(xml, "<&>");
-	assert_has(xml, "reproduce: rocetest check --pmtu 4096 --retry-cnt 7 basic/rnr-retry.pcap\n");
-	assert_has(xml, "ladder diagrams: basic/rnr-retry.html\n");
-	assert_has(xml, "8 RNR NAKs");
-	assert_has(xml, "goodput: WRITE of 64 KB: 97.30 Gb/s (limit 98.01 Gb/s)\n");
-	assert_has(xml, "goodput: SEND of 1 MB: not measured");
-	assert_has(xml, "<property name=\"dut\" value=\"roce_endpoint (Verilator, DATA_WIDTH 512, N_QP 4)\"/>");
-	assert_has(xml, "timestamp=\"2026-11-21T12:00:00Z\"");
-	assert_lacks(xml, "nan");
+	text_assert_lacks(xml, "<&>");
+	text_assert_has(xml, "reproduce: rocetest check --pmtu 4096 --retry-cnt 7 basic/rnr-retry.pcap\n");
+	text_assert_has(xml, "ladder diagrams: basic/rnr-retry.html\n");
+	text_assert_has(xml, "8 RNR NAKs");
+	text_assert_has(xml, "goodput: WRITE of 64 KB: 97.30 Gb/s (limit 98.01 Gb/s)\n");
+	text_assert_has(xml, "goodput: SEND of 1 MB: not measured");
+	text_assert_has(xml, "<property name=\"dut\" value=\"roce_endpoint (Verilator, DATA_WIDTH 512, N_QP 4)\"/>");
+	text_assert_has(xml, "timestamp=\"2026-11-21T12:00:00Z\"");
+	text_assert_lacks(xml, "nan");
 	free(xml);
 	free(x);
 }
@@ -512,53 +494,53 @@ START_TEST(html_page)
 	char *html = write_to_string(rt_run_report_html, &x->s);
 	assert_markup(html, true);
 	assert_utf8(html);
-	assert_has(html, "<!DOCTYPE html>");
-	ck_assert_uint_eq(count(html, "</html>\n"), 1);
-	assert_has(html, "<div class=\"verdict fail\">FAIL<small>19 tests, 2 failed</small></div>");
-	assert_has(html, "roce_endpoint (Verilator, DATA_WIDTH 512, N_QP 4)");
-	assert_has(html, "2026-11-21T12:00:00Z");
+	text_assert_has(html, "<!DOCTYPE html>");
+	ck_assert_uint_eq(text_count(html, "</html>\n"), 1);
+	text_assert_has(html, "<div class=\"verdict fail\">FAIL<small>19 tests, 2 failed</small></div>");
+	text_assert_has(html, "roce_endpoint (Verilator, DATA_WIDTH 512, N_QP 4)");
+	text_assert_has(html, "2026-11-21T12:00:00Z");
 	/* Simulation speed: 2.5 M cycles/s is 2.5 MHz, 1/129 of a 322 MHz clock. */
-	assert_has(html, "2500000 cycles/s (2.500 MHz equivalent, 1/129 of real time)");
+	text_assert_has(html, "2500000 cycles/s (2.500 MHz equivalent, 1/129 of real time)");
 
 	/* Self-contained: nothing fetched, no script at all. */
-	assert_lacks(html, "http://");
-	assert_lacks(html, "https://");
-	assert_lacks(html, "<script");
-	assert_lacks(html, "<link");
-	assert_lacks(html, "<img");
-	assert_has(html, "script-src 'none'");
+	text_assert_lacks(html, "http://");
+	text_assert_lacks(html, "https://");
+	text_assert_lacks(html, "<script");
+	text_assert_lacks(html, "<link");
+	text_assert_lacks(html, "<img");
+	text_assert_has(html, "script-src 'none'");
 
 	/* The failed tests' findings, escaped, in a <pre>; never the raw markup. */
-	ck_assert_uint_eq(count(html, "<pre class=\"finding\">"), N_FAILED);
-	assert_has(html, "<pre class=\"finding\">PSN 0x10 &lt;&amp;&gt;&quot;&#39; retransmitted after the ACK\n" FINDING_2
+	ck_assert_uint_eq(text_count(html, "<pre class=\"finding\">"), N_FAILED);
+	text_assert_has(html, "<pre class=\"finding\">PSN 0x10 &lt;&amp;&gt;&quot;&#39; retransmitted after the ACK\n" FINDING_2
 			 "\n</pre>");
-	assert_lacks(html, "<&>");
-	assert_has(html, "<code>rocetest check --pmtu 4096 --retry-cnt 7 basic/rnr-retry.pcap</code>");
+	text_assert_lacks(html, "<&>");
+	text_assert_has(html, "<code>rocetest check --pmtu 4096 --retry-cnt 7 basic/rnr-retry.pcap</code>");
 	/* Links to each test's capture and ladder page, as the runner gave them. */
-	assert_has(html, "<a href=\"basic/rnr-retry.pcap\"");
-	assert_has(html, "<a href=\"basic/rnr-retry.html\"");
-	assert_has(html, "<a href=\"throughput/write-65536.html\"");
-	ck_assert_uint_eq(count(html, ">capture</a>"), N_TESTS - 1);
+	text_assert_has(html, "<a href=\"basic/rnr-retry.pcap\"");
+	text_assert_has(html, "<a href=\"basic/rnr-retry.html\"");
+	text_assert_has(html, "<a href=\"throughput/write-65536.html\"");
+	ck_assert_uint_eq(text_count(html, ">capture</a>"), N_TESTS - 1);
 	/* Failed first in its suite: rnr-retry (test 2) before send-only (test 0); a row per test. */
 	ck_assert_ptr_nonnull(strstr(html, "<tr id=\"t2\" class=\"failed\">"));
 	assert_before(html, "<tr id=\"t2\"", "<tr id=\"t0\"");
 	assert_before(html, "<tr id=\"t0\"", "<tr id=\"t4\"");
-	ck_assert_uint_eq(count(html, "<tr id=\"t"), N_TESTS);
-	ck_assert_uint_eq(count(html, "<section id=\"s"), 3);
+	ck_assert_uint_eq(text_count(html, "<tr id=\"t"), N_TESTS);
+	ck_assert_uint_eq(text_count(html, "<section id=\"s"), 3);
 
 	/* The plot: one measured polyline and one dashed limit curve per opcode, a marker per measurement. */
-	ck_assert_uint_eq(count(html, "<svg class=\"plot\""), 1);
-	ck_assert_uint_eq(count(html, "<polyline class=\"meas\""), 2);
-	ck_assert_uint_eq(count(html, "<polyline class=\"limit\""), 2);
-	ck_assert_uint_eq(count(html, "r=\"4.5\"><title>"), 2 * N_SIZES - 1);	/* SEND 1 MB: not measured */
-	assert_has(html, "<title>WRITE 64 KB (65536 B): 97.30 Gb/s, 99.3% of the 98.01 Gb/s limit&#10;test "
+	ck_assert_uint_eq(text_count(html, "<svg class=\"plot\""), 1);
+	ck_assert_uint_eq(text_count(html, "<polyline class=\"meas\""), 2);
+	ck_assert_uint_eq(text_count(html, "<polyline class=\"limit\""), 2);
+	ck_assert_uint_eq(text_count(html, "r=\"4.5\"><title>"), 2 * N_SIZES - 1);	/* SEND 1 MB: not measured */
+	text_assert_has(html, "<title>WRITE 64 KB (65536 B): 97.30 Gb/s, 99.3% of the 98.01 Gb/s limit&#10;test "
 			 "throughput/write-65536</title>");
 	static const char *const ticks[] = { ">256 B</text>", ">1 KB</text>", ">4 KB</text>", ">16 KB</text>",
 					     ">64 KB</text>", ">256 KB</text>", ">1 MB</text>" };
 	for (size_t i = 0; i < sizeof ticks / sizeof ticks[0]; i++)
-		assert_has(html, ticks[i]);
-	assert_has(html, "class=\"target\"");
-	assert_has(html, "target 97 Gb/s");
+		text_assert_has(html, ticks[i]);
+	text_assert_has(html, "class=\"target\"");
+	text_assert_has(html, "target 97 Gb/s");
 
 	/* The limit curve is sampled densely, left to right, and shows the sawtooth past PMTU multiples. */
 	static double xs[1024], ys[1024];
@@ -577,9 +559,9 @@ START_TEST(html_page)
 	ck_assert_uint_eq(n, N_SIZES);
 
 	/* The table: a row per measurement, the SEND that measured nothing said so. */
-	ck_assert_uint_eq(count(html, "<span class=\"swatch\""), 2 * N_SIZES);
-	assert_has(html, "<td class=\"n\">97.30</td><td class=\"n\">98.01</td><td class=\"n\">99.3</td>");
-	assert_has(html, "not measured");
+	ck_assert_uint_eq(text_count(html, "<span class=\"swatch\""), 2 * N_SIZES);
+	text_assert_has(html, "<td class=\"n\">97.30</td><td class=\"n\">98.01</td><td class=\"n\">99.3</td>");
+	text_assert_has(html, "not measured");
 	free(html);
 	free(x);
 }
@@ -593,10 +575,10 @@ START_TEST(html_absurd_goodput)
 	x->tests[6].goodput_gbps = -5;
 	char *html = write_to_string(rt_run_report_html, &x->s);
 	assert_markup(html, true);
-	size_t ticks = count(html, "text-anchor=\"end\">");
+	size_t ticks = text_count(html, "text-anchor=\"end\">");
 	ck_assert_uint_ge(ticks, 2);
 	ck_assert_uint_le(ticks, 12);
-	assert_has(html, "<title>WRITE 256 B (256 B): 1000000000000.00 Gb/s");
+	text_assert_has(html, "<title>WRITE 256 B (256 B): 1000000000000.00 Gb/s");
 	free(html);
 	free(x);
 }
@@ -608,16 +590,16 @@ START_TEST(html_without_goodput)
 	x->s.n_tests = 5;	/* the throughput tests left out */
 	char *html = write_to_string(rt_run_report_html, &x->s);
 	assert_markup(html, true);
-	assert_lacks(html, "<svg class=\"plot\"");
-	assert_lacks(html, "<polyline");
-	assert_has(html, "No throughput test ran in this run, so there is no goodput to plot.");
+	text_assert_lacks(html, "<svg class=\"plot\"");
+	text_assert_lacks(html, "<polyline");
+	text_assert_has(html, "No throughput test ran in this run, so there is no goodput to plot.");
 	free(html);
 
 	/* All passed: the verdict says PASS. */
 	x->tests[2].passed = x->tests[3].passed = true;
 	html = write_to_string(rt_run_report_html, &x->s);
-	assert_has(html, "<div class=\"verdict pass\">PASS<small>5 tests, 0 failed</small></div>");
-	assert_lacks(html, "<pre class=\"finding\">");
+	text_assert_has(html, "<div class=\"verdict pass\">PASS<small>5 tests, 0 failed</small></div>");
+	text_assert_lacks(html, "<pre class=\"finding\">");
 	free(html);
 	free(x);
 }
@@ -638,11 +620,11 @@ START_TEST(empty_run)
 	ck_assert(json_is(member(member(json, "metrics"), "line_gbps"), "null"));
 	char *xml = write_to_string(rt_run_report_junit, &s);
 	assert_markup(xml, false);
-	assert_has(xml, "<testsuites name=\"rocetest run\" tests=\"0\" failures=\"0\" errors=\"0\" time=\"0.000\">");
+	text_assert_has(xml, "<testsuites name=\"rocetest run\" tests=\"0\" failures=\"0\" errors=\"0\" time=\"0.000\">");
 	char *html = write_to_string(rt_run_report_html, &s);
 	assert_markup(html, true);
 	/* A run that ran nothing is not a pass. */
-	assert_has(html, "<div class=\"verdict fail\">NO TESTS");
+	text_assert_has(html, "<div class=\"verdict fail\">NO TESTS");
 	free(json);
 	free(xml);
 	free(html);
@@ -665,12 +647,12 @@ START_TEST(hostile_strings_escaped)
 	for (size_t i = 0; i < 2; i++) {
 		assert_markup(docs[i], i == 1);
 		assert_utf8(docs[i]);
-		assert_lacks(docs[i], "<script>");
-		assert_lacks(docs[i], "\x01");
-		assert_has(docs[i], "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD");
+		text_assert_lacks(docs[i], "<script>");
+		text_assert_lacks(docs[i], "\x01");
+		text_assert_has(docs[i], "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD");
 	}
-	assert_has(xml, "<testsuite name=\"rocetest.run.a&lt;b&gt;&amp;&quot;c\"");
-	assert_has(html, "href=\"x&quot;&gt;&lt;script&gt;y.pcap\"");
+	text_assert_has(xml, "<testsuite name=\"rocetest.run.a&lt;b&gt;&amp;&quot;c\"");
+	text_assert_has(html, "href=\"x&quot;&gt;&lt;script&gt;y.pcap\"");
 	free(json);
 	free(xml);
 	free(html);

@@ -450,3 +450,21 @@ size_t json_length(const char *value)
 {
 	return json_walk(value, NULL, NULL);
 }
+
+size_t text_count(const char *text, const char *part)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, part)); p += strlen(part))
+		n++;
+	return n;
+}
+
+void text_assert_has(const char *text, const char *part)
+{
+	ck_assert_msg(strstr(text, part) != NULL, "output lacks \"%s\"", part);
+}
+
+void text_assert_lacks(const char *text, const char *part)
+{
+	ck_assert_msg(strstr(text, part) == NULL, "output holds \"%s\"", part);
+}

@@ -104,4 +104,9 @@ const char *json_element(const char *array, size_t i);
 /* Members of the object or elements of the array at value; (size_t)-1 when it is neither, or malformed. */
 size_t json_length(const char *value);
 
+/* Report text: how often part occurs (not overlapping); that it does or does not occur (a test failure if not). */
+size_t text_count(const char *text, const char *part);
+void text_assert_has(const char *text, const char *part);
+void text_assert_lacks(const char *text, const char *part);
+
 #endif
