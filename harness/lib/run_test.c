@@ -42,6 +42,7 @@
 #include "rocetest/run.h"
 
 #include "run_priv.h"
+#include "splitmix.h"
 
 /* ---- Results ------------------------------------------------------- */
 
@@ -65,23 +66,6 @@ void run_fail(struct runner *r, const char *fmt, ...)
 		return;
 	}
 	snprintf(res->failure + used, sizeof res->failure - used, "%s\n", line);
-}
-
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static void fill_random(uint8_t *p, size_t n, uint64_t *state)
-{
-	for (size_t i = 0; i < n; i += 8) {
-		uint64_t v = splitmix64(state);
-		for (size_t b = 0; b < 8 && i + b < n; b++)
-			p[i + b] = (uint8_t)(v >> (8 * b));
-	}
 }
 
 /* ---- Capture and checker ------------------------------------------- */
@@ -177,7 +161,7 @@ static int make_peer(struct runner *r, unsigned q, uint32_t max_send, struct rt_
 	side->peer = rt_qp_new(&c, err);
 	if (!side->peer)
 		return -1;
-	fill_random(rt_qp_memory(side->peer), side->mem_size, &r->rng);
+	rt_fill_random(rt_qp_memory(side->peer), side->mem_size, &r->rng);
 	side->expect_mem = malloc(side->mem_size);
 	if (!side->expect_mem) {
 		rt_error_set(err, "out of memory");
@@ -259,7 +243,7 @@ static uint32_t wr_length(struct runner *r, uint32_t pmtu, uint32_t i)
 	case RT_SIZES_FIXED:
 		return s->size;
 	case RT_SIZES_RANDOM:
-		return (uint32_t)(splitmix64(&r->rng) % (3 * pmtu + 8));
+		return (uint32_t)(rt_splitmix64(&r->rng) % (3 * pmtu + 8));
 	case RT_SIZES_CLASSES:
 		break;
 	}
@@ -311,14 +295,14 @@ static int plan_work(struct runner *r, struct rt_error *err)
 			e->wr = (struct rt_dut_wr){
 				.qp = q,
 				.opcode = wr_opcode(s, i),
-				.local_addr = info->mem_base + splitmix64(&r->rng) % (info->mem_size - len),
+				.local_addr = info->mem_base + rt_splitmix64(&r->rng) % (info->mem_size - len),
 				.length = len,
 				.remote_va = PEER_VA + dest,
 				.rkey = q == 0 && i + 1 == s->bad_rkey_wr ? PEER_RKEY ^ 0x100 : PEER_RKEY,
-				.imm = (uint32_t)splitmix64(&r->rng),
+				.imm = (uint32_t)rt_splitmix64(&r->rng),
 				.wr_id = (uint64_t)q << 40 | (i + 1),
 			};
-			dest += len + splitmix64(&r->rng) % 61;
+			dest += len + rt_splitmix64(&r->rng) % 61;
 		}
 		/*
 		 * Each WR's PSNs, in the order the device numbers them: its
@@ -808,7 +792,7 @@ static int prepare(struct runner *r, struct rt_error *err)
 		rt_error_set(err, "device reset: %s", msg);
 		return -1;
 	}
-	fill_random(r->dut->memory(r->dut->ctx), r->dut->info.mem_size, &r->rng);
+	rt_fill_random(r->dut->memory(r->dut->ctx), r->dut->info.mem_size, &r->rng);
 	r->now = 0;
 	if (open_capture(r, err) || setup_checker(r, err))
 		return -1;

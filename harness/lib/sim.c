@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rocetest/sim.h"
+#include "splitmix.h"
 
 struct rt_sim {
 	struct rt_sim_config cfg;
@@ -20,25 +21,6 @@ struct rt_sim {
 	unsigned n_actions, cap_actions, next_action;
 	int64_t now;
 };
-
-/* splitmix64: a fixed, well-mixed sequence from the seed, for memory contents. */
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static void fill_memory(uint8_t *mem, uint32_t size, uint64_t seed)
-{
-	uint64_t state = seed;
-	for (uint32_t i = 0; i < size; i += 8) {
-		uint64_t v = splitmix64(&state);
-		for (uint32_t b = 0; b < 8 && i + b < size; b++)
-			mem[i + b] = (uint8_t)(v >> (8 * b));
-	}
-}
 
 struct rt_sim *rt_sim_new(const struct rt_sim_config *cfg, struct rt_error *err)
 {
@@ -62,7 +44,8 @@ struct rt_sim *rt_sim_new(const struct rt_sim_config *cfg, struct rt_error *err)
 			return NULL;
 		}
 		/* Each end's memory starts with its own bytes, so data that moves can be told apart. */
-		fill_memory(rt_qp_memory(sim->qp[i]), cfg->node[i].mem_size, cfg->seed * 2 + i);
+		uint64_t state = cfg->seed * 2 + i;
+		rt_fill_random(rt_qp_memory(sim->qp[i]), cfg->node[i].mem_size, &state);
 		size_t m = rt_qp_max_frame(sim->qp[i]);
 		if (m > max_frame)
 			max_frame = m;
