@@ -225,10 +225,12 @@ static void peer_received(struct runner *r, unsigned q, const struct rt_wc *wc)
 		     wc->with_imm ? "" : "none ", wc->imm, imm ? "" : "none ", e->wr.imm);
 	if (e->wr.opcode != RT_DUT_WRITE_IMM) {
 		const uint8_t *src = mem + (e->wr.local_addr - r->dut->info.mem_base);
-		if (wc->byte_len != e->wr.length ||
-		    memcmp(rt_qp_recv_memory(side->peer) + wc->recv_offset, src, e->wr.length))
+		if (wc->byte_len != e->wr.length)
 			run_fail(r, "QP %u: SEND wr_id %" PRIx64 ": the peer received %u bytes, not the %u posted", q,
-			     e->wr.wr_id, wc->byte_len, e->wr.length);
+				 e->wr.wr_id, wc->byte_len, e->wr.length);
+		else if (memcmp(rt_qp_recv_memory(side->peer) + wc->recv_offset, src, e->wr.length))
+			run_fail(r, "QP %u: SEND wr_id %" PRIx64 ": the %u bytes the peer received differ from the "
+				 "device's memory", q, e->wr.wr_id, e->wr.length);
 	}
 	e->received = true;
 	post_receives(r, side);
