@@ -360,15 +360,9 @@ static void write_suite(FILE *out, const struct rt_run_summary *s, const struct 
 
 int rt_run_report_html(const struct rt_run_summary *s, FILE *out)
 {
-	struct rt_run_index ix;
-	struct rt_run_point *points = NULL;
-	size_t n_points = 0;
-	if (rt_run_index_build(&ix, s))
+	struct rt_run_view v;
+	if (rt_run_view_build(&v, s))
 		return -1;
-	if (rt_run_points(s, &points, &n_points)) {
-		rt_run_index_free(&ix);
-		return -1;
-	}
 	write_head(out, s);
 	fputs("<header>\n<h1>rocetest run <span class=\"files\">", out);
 	rt_rep_xml(out, s->dut);
@@ -377,14 +371,13 @@ int rt_run_report_html(const struct rt_run_summary *s, FILE *out)
 	      "goes through the conformance checker. Each test links its capture and that check's page with the "
 	      "ladder diagrams.</p>\n</header>\n",
 	      out);
-	write_summary(out, s, &ix, points, n_points);
-	write_goodput(out, s, points, n_points);
-	if (!ix.n_suites)
+	write_summary(out, s, &v.ix, v.points, v.n_points);
+	write_goodput(out, s, v.points, v.n_points);
+	if (!v.ix.n_suites)
 		fputs("<p>No test ran.</p>\n", out);
-	for (size_t k = 0; k < ix.n_suites; k++)
-		write_suite(out, s, &ix, k);
+	for (size_t k = 0; k < v.ix.n_suites; k++)
+		write_suite(out, s, &v.ix, k);
 	fputs("</body>\n</html>\n", out);
-	free(points);
-	rt_run_index_free(&ix);
+	rt_run_view_free(&v);
 	return rt_rep_finish(out);
 }

@@ -109,23 +109,16 @@ static void write_metrics(FILE *out, const struct rt_run_summary *s, const struc
 
 int rt_run_report_json(const struct rt_run_summary *s, FILE *out)
 {
-	struct rt_run_index ix;
-	struct rt_run_point *points = NULL;
-	size_t n_points = 0;
-	if (rt_run_index_build(&ix, s))
+	struct rt_run_view v;
+	if (rt_run_view_build(&v, s))
 		return -1;
-	if (rt_run_points(s, &points, &n_points)) {
-		rt_run_index_free(&ix);
-		return -1;
-	}
 	key_str(out, "{", "dut", s->dut);
 	fprintf(out, ",\"seed\":%" PRIu64, s->seed);
 	key_str(out, ",", "started", s->started);
 	key_num(out, ",", "wall_s", s->wall_s);
-	fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\n", s->tests ? s->n_tests : 0, ix.failures);
-	write_suites(out, s, &ix);
-	write_metrics(out, s, &ix, points, n_points);
-	free(points);
-	rt_run_index_free(&ix);
+	fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\n", s->tests ? s->n_tests : 0, v.ix.failures);
+	write_suites(out, s, &v.ix);
+	write_metrics(out, s, &v.ix, v.points, v.n_points);
+	rt_run_view_free(&v);
 	return rt_rep_finish(out);
 }

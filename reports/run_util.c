@@ -180,3 +180,23 @@ void rt_run_xml_lines(FILE *out, const char *text)
 		text += len + (text[len] == '\n');
 	}
 }
+
+int rt_run_view_build(struct rt_run_view *v, const struct rt_run_summary *s)
+{
+	v->points = NULL;
+	v->n_points = 0;
+	if (rt_run_index_build(&v->ix, s))
+		return -1;
+	if (rt_run_points(s, &v->points, &v->n_points)) {
+		rt_run_index_free(&v->ix);
+		return -1;
+	}
+	return 0;
+}
+
+void rt_run_view_free(struct rt_run_view *v)
+{
+	free(v->points);
+	v->points = NULL;
+	rt_run_index_free(&v->ix);
+}

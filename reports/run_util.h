@@ -69,6 +69,16 @@ int rt_run_points(const struct rt_run_summary *s, struct rt_run_point **points, 
  */
 double rt_run_limit(const struct rt_run_summary *s, const struct rt_run_result *r);
 
+/* What the JSON and HTML writers both read: the suite index and the goodput points. */
+struct rt_run_view {
+	struct rt_run_index ix;
+	struct rt_run_point *points;
+	size_t n_points;
+};
+/* 0, or -1 with errno ENOMEM (nothing left to free). */
+int rt_run_view_build(struct rt_run_view *v, const struct rt_run_summary *s);
+void rt_run_view_free(struct rt_run_view *v);
+
 /* The measured goodput of the first WRITE of 64 KB (the headline number), NAN when no test measured one. */
 double rt_run_write_64k(const struct rt_run_point *points, size_t n);
 
