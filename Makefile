@@ -1,26 +1,24 @@
 # rocetest: RoCEv2 conformance and interop test harness.
 #
-#   make            the library and build/bin/rocetest
-#   make conformance  the main job: every conformance suite against the FPGA endpoint of dut/
-#                   (Verilator model), reports in reports/runs/<time>/ and reports/runs/latest
-#   make demo       the checker demo: generate, show, verify and check a capture, then check ../shared
-#   make test       unit tests (Check) and integration tests (tshark, scapy, CLI)
-#   make fuzz       libFuzzer + ASan/UBSan on the parser and the capture reader
-#   make sanitize   the unit tests built with ASan/UBSan
-#   make bench      throughput against tshark and zlib on a generated 1 GB capture
-#   make vectors    regenerate vectors/ (golden pcaps + expected verdicts) from vectors/scenarios/
-#
-# Missing Debian packages are installed on first use (as root), see
-# harness/scripts/deps.sh. Output goes to build/.
+# `make help` lists every target (each says what it does after "##" on its
+# rule line, here or in the makefiles included below). The README's two
+# commands are `make conformance` (the main job) and `make test` (the tests).
+# Missing Debian packages are installed by the goal that needs them, before
+# anything else (see "dependencies" below). Output goes to $(BUILD)/.
 
 BUILD ?= build
+# The configuration is shared by every BUILD (the sanitizer build, helpers' trees).
 CONFIG := build/config.mk
 DEPS := harness/scripts/deps.sh
 
 CC ?= cc
 OPT ?= -O2
 SAN_FLAGS ?=
-CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+# WERROR=0 for a compiler newer than Debian 12's, whose new warnings would stop the build.
+WERROR ?= 1
+WERROR_FLAG = $(if $(filter 1,$(WERROR)),-Werror)
+WARN_FLAGS = -Wall -Wextra $(WERROR_FLAG) -Wshadow -Wstrict-prototypes
+CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN_FLAGS) \
 	-Iharness/include -Ireports -Idut/sim $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
 LDLIBS_COMMON = $(PCAP_LIBS) $(DEFLATE_LIBS) -lm $(SAN_FLAGS)
 
@@ -36,20 +34,56 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean conformance demo test unit integration fuzz sanitize bench deps-test help vectors
+.PHONY: all clean conformance demo check test unit integration fuzz sanitize bench help vectors deps FORCE
 .DEFAULT_GOAL := all
 
-# The configuration (and the Debian packages behind it) comes first: make
-# rebuilds the included file when it is missing and then restarts itself.
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+# ---------------------------------------------------------------- dependencies
+# The dependency step comes before anything else. Each goal needs some groups
+# of Debian packages (harness/scripts/deps.sh: build, check, test, rtl, doc,
+# fresh); deps.sh installs them and writes $(CONFIG) with every value read
+# from those tools (pkg-config flags, Verilator's root, ...). Make remakes an
+# included makefile first and then restarts, so no rule and no variable sees
+# a tool before it is installed, and a make with nothing to do runs no tool.
+GOALS := $(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))
+NO_CONFIG_GOALS := clean help uninstall
+GROUP_check_GOALS := deps check unit test integration sanitize
+GROUP_test_GOALS := deps test integration fuzz fuzz-build sanitize bench
+GROUP_rtl_GOALS := deps conformance test integration sanitize dut-sim dut-sim-test dut-mutants \
+	rtl-lint rtl-test synth-check
+GROUP_doc_GOALS := deps man install
+GROUP_fresh_GOALS := fresh-check
+DEP_GROUPS := build $(foreach g,check test rtl doc fresh,$(if $(filter $(GROUP_$(g)_GOALS),$(GOALS)),$(g)))
+
+ifneq ($(filter-out $(NO_CONFIG_GOALS),$(GOALS)),)
 include $(CONFIG)
+MISSING_GROUPS := $(filter-out $(CONFIGURED_GROUPS),$(DEP_GROUPS))
+# After its restart make must find every group configured: never loop.
+ifneq ($(MISSING_GROUPS),)
+ifneq ($(MAKE_RESTARTS),)
+$(error $(CONFIG) still lacks the groups $(MISSING_GROUPS) after $(DEPS) ran; delete it and run make again)
 endif
-$(CONFIG): $(DEPS)
-	bash $(DEPS) --config $@ build
+endif
+endif
+# Rewritten (with every group configured so far) when it is older than
+# deps.sh or lacks a group the goals need.
+$(CONFIG): $(DEPS) $(if $(MISSING_GROUPS),FORCE)
+	@bash $(DEPS) --config $@ $(sort $(CONFIGURED_GROUPS) $(DEP_GROUPS))
+FORCE:
 
-all: $(ROCETEST)
+# $(call config_flags,GROUP): the file holding GROUP's values, which changes
+# only when they do (what compiled objects depend on).
+config_flags = $(CONFIG:.mk=-$(1).flags)
 
-$(BUILD)/obj/%.o: %.c $(CONFIG)
+# $(call configured,VAR,GROUP): $(VAR), or a clear stop when GROUP was not
+# configured (a file under build/ asked for by name, not by its goal).
+configured = $(or $($(1)),$(error $(1) is unknown: the '$(2)' dependencies are not configured; run 'make deps' or a goal that needs them))
+
+deps: ## install every Debian package the goals need (as root) and write build/config.mk
+	@echo "deps: groups $(CONFIGURED_GROUPS) installed; their settings are in $(CONFIG)"
+
+all: $(ROCETEST) ## the library and build/bin/rocetest (the default)
+
+$(BUILD)/obj/%.o: %.c $(call config_flags,build)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
@@ -67,10 +101,6 @@ $(ROCETEST): $(CLI_OBJS) $(REPORT_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(CLI_OBJS) $(REPORT_LIB) $(LIB) $(LDLIBS_COMMON)
 
-# Test and benchmark dependencies are installed only when those are run.
-deps-test:
-	@bash $(DEPS) build test
-
 # rtl.mk first: tests.mk's `test` needs its list of RTL test benches.
 -include dut/rtl.mk
 -include dut/sim.mk
@@ -86,7 +116,7 @@ deps-test:
 # test fails. SEED=N changes the seed (default 1).
 SEED ?= 1
 RUNS_DIR = reports/runs
-conformance: $(ROCETEST) dut-sim
+conformance: $(ROCETEST) dut-sim ## the main job: every conformance suite against the FPGA endpoint's model
 	@stamp=$$(date -u +%Y%m%dT%H%M%SZ); mkdir -p $(RUNS_DIR); \
 	$(ROCETEST) run --dut sim --seed $(SEED) --report $(RUNS_DIR)/$$stamp; rc=$$?; \
 	if [ -f $(RUNS_DIR)/$$stamp/summary.json ]; then ln -sfn $$stamp $(RUNS_DIR)/latest; fi; \
@@ -97,7 +127,7 @@ conformance: $(ROCETEST) dut-sim
 # packet, NAK, go-back-N) through the reference model and check it; then check
 # every real capture in ../shared when it is there (each must be conformant).
 DEMO_DIR = $(BUILD)/demo
-demo: $(ROCETEST) $(GENCAP)
+demo: $(ROCETEST) $(GENCAP) ## the checker on its own: generate, show, verify and check captures, ../shared too
 	@mkdir -p $(DEMO_DIR)
 	$(GENCAP) --bytes 64K --seed 1 -o $(DEMO_DIR)/rc-write.pcap
 	$(ROCETEST) show $(DEMO_DIR)/rc-write.pcap | head -n 12
@@ -115,13 +145,22 @@ demo: $(ROCETEST) $(GENCAP)
 	@echo "demo: reports in $(DEMO_DIR)/ (rc-write.{json,xml,html}, nak-go-back-n.html, shared.{json,xml,html})"
 
 # The golden vectors are committed; a test asserts that this reproduces them byte for byte.
-vectors: $(ROCETEST)
+vectors: $(ROCETEST) ## regenerate vectors/ (golden pcaps and expected verdicts) from vectors/scenarios/
 	bash harness/scripts/make-vectors.sh $(ROCETEST) vectors
 
-help:
-	@sed -n '3,15p' Makefile
+# Every public target says what it does after "##" on its rule line, in
+# whichever makefile defines it; this lists them all.
+help: ## this list
+	@echo "usage: make [TARGET] [VAR=VALUE]..."
+	@echo
+	@sed -n 's/^\([a-z][a-z-]*\):.*## \(.*\)/  \1|\2/p' $(MAKEFILE_LIST) | sort -t '|' -k 1,1 -u | \
+		awk -F '|' '{ printf "%-16s %s\n", $$1, $$2 }'
+	@echo
+	@echo "Variables: BUILD (build), PREFIX (/usr/local), DESTDIR, WERROR=0 (warnings not fatal),"
+	@echo "SEED (conformance), FUZZ_SECONDS, BENCH_BYTES. Missing Debian packages are installed"
+	@echo "by the goal that needs them (as root; otherwise the apt-get line is printed)."
 
-clean:
-	rm -rf build
+clean: ## remove $(BUILD) and the dependency configuration
+	rm -rf $(BUILD) $(CONFIG) $(CONFIG:.mk=)-*.flags
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -23,7 +23,7 @@ DUT_MUT_SOS = $(foreach m,$(DUT_MUT_NAMES),$(DUT_MUT_BUILD)/$(m)/libroce_dut_sim
 
 .PHONY: dut-mutants
 
-dut-mutants: $(DUT_MUT_SOS)
+dut-mutants: $(DUT_MUT_SOS) ## the RTL mutants of dut/mutants/mutants.txt, each as a model
 
 # $(1): the mutant. Its RTL: mutate.py writes all the files, then the stamp;
 # the files hang off the stamp by an empty recipe, so make looks at their

@@ -16,15 +16,11 @@ RTL_WIDTHS := 64 512
 RTL_BUILD = $(BUILD)/rtl
 VERILATOR ?= verilator
 YOSYS ?= yosys
-# Deferred: the rtl group may be installed by deps-rtl only once make runs.
 VERILATOR_LINT = $(VERILATOR) --lint-only -Wall -Wpedantic
 
-.PHONY: deps-rtl rtl-lint rtl-test synth-check
+.PHONY: rtl-lint rtl-test synth-check
 
-deps-rtl:
-	@bash $(DEPS) rtl
-
-rtl-lint: deps-rtl
+rtl-lint: ## Verilator lint of every RTL module at each DATA_WIDTH
 	@for m in $(RTL_MODULES); do \
 		for w in $(RTL_WIDTHS); do \
 			$(VERILATOR_LINT) --top-module $$m -GDATA_WIDTH=$$w $(RTL_SRCS) || exit 1; \
@@ -34,7 +30,7 @@ rtl-lint: deps-rtl
 
 # One Verilated bench per module and width.
 define RTL_TB_RULE
-$(RTL_BUILD)/$(1)_w$(2)/V$(1): $(RTL_SRCS) dut/tb/tb_$(1).cpp $(wildcard dut/tb/*.h) $(LIB) | deps-rtl
+$(RTL_BUILD)/$(1)_w$(2)/V$(1): $(RTL_SRCS) dut/tb/tb_$(1).cpp $(wildcard dut/tb/*.h) $(LIB)
 	@mkdir -p $$(dir $$@)
 	$(VERILATOR) --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast -Wno-fatal \
 		--top-module $(1) -GDATA_WIDTH=$(2) -Mdir $(RTL_BUILD)/$(1)_w$(2) \
@@ -47,12 +43,12 @@ $(foreach m,$(RTL_MODULES),$(foreach w,$(RTL_WIDTHS),$(eval $(call RTL_TB_RULE,$
 
 RTL_TB_BINS = $(foreach m,$(RTL_MODULES),$(foreach w,$(RTL_WIDTHS),$(RTL_BUILD)/$(m)_w$(w)/V$(m)))
 
-rtl-test: rtl-lint $(RTL_TB_BINS)
+rtl-test: rtl-lint $(RTL_TB_BINS) ## lint, then every RTL test bench at each DATA_WIDTH
 	@for b in $(RTL_TB_BINS); do echo "rtl-test: $$b"; $$b || exit 1; done
 
 # stat lists each module of the hierarchy, then (if there are submodules) the
 # "design hierarchy" total: the last "Number of cells" is the whole design's.
-synth-check: deps-rtl
+synth-check: ## Yosys synthesis of each RTL module, with its cell count
 	@mkdir -p $(RTL_BUILD)
 	@for m in $(RTL_MODULES); do \
 		$(YOSYS) -q -l $(RTL_BUILD)/synth-$$m.log -p "read_verilog -sv $(RTL_SRCS); chparam -set DATA_WIDTH 512 $$m; synth -top $$m; stat" \

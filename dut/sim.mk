@@ -22,18 +22,18 @@ DUT_SIM_TEST = $(DUT_SIM_BUILD)/w512/test_roce_dut_sim
 DUT_SIM_SRCS := dut/sim/roce_dut_sim.cpp dut/sim/roce_dut_sim.h harness/include/rocetest/dut.h \
 	dut/tb/axis_tb.h
 
-# Deferred: verilator may be installed by deps-rtl only once make runs.
-DUT_SIM_VROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+# Verilator's root comes from the configuration the dependency step wrote.
+DUT_SIM_VROOT = $(call configured,VERILATOR_ROOT,rtl)
 # The model's hot code (what every simulated cycle runs): -O3 is about 10 %
 # faster than Verilator's default -Os (and -O2) at 512 bits and builds as fast.
 DUT_SIM_OPT_FAST ?= -O3
-DUT_SIM_CXXFLAGS = -std=gnu++17 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+DUT_SIM_CXXFLAGS = -std=gnu++17 -O2 -g -Wall -Wextra $(WERROR_FLAG) -fPIC -fvisibility=hidden \
 	-DDUT_SIM_N_QP=$(DUT_SIM_N_QP) -DDUT_SIM_CLK_HZ=$(DUT_SIM_CLK_HZ) -DDUT_SIM_QPN_BASE=$(DUT_SIM_QPN_BASE) \
 	-Iharness/include -Idut/sim -Idut/tb -isystem $(DUT_SIM_VROOT)/include -isystem $(DUT_SIM_VROOT)/include/vltstd
 
 .PHONY: dut-sim dut-sim-test
 
-dut-sim: $(DUT_SIM_SOS)
+dut-sim: $(DUT_SIM_SOS) ## the Verilator model of dut/ as build/dut/wW/libroce_dut_sim.so
 
 DUT_SIM_MAP = $(DUT_SIM_BUILD)/roce_dut_sim.map
 $(DUT_SIM_MAP): dut/sim.mk
@@ -56,7 +56,7 @@ MAKEFLAGS= make --no-print-directory -j 2 -C $(2)/obj -f Vroce_endpoint.mk \
 endef
 
 define DUT_SIM_RULE
-$(2)/obj/.built: $(3) dut/sim.mk | deps-rtl
+$(2)/obj/.built: $(3) dut/sim.mk
 	@mkdir -p $(2)/obj
 	@echo "dut-sim: Verilating roce_endpoint at DATA_WIDTH $(1) (log: $(2)/build.log)"
 	@flock $(DUT_SIM_LOCK) $(SHELL) -c '$(call DUT_SIM_MODEL,$(1),$(2),$(3))' >$(2)/build.log 2>&1 || \
@@ -65,7 +65,7 @@ $(2)/obj/.built: $(3) dut/sim.mk | deps-rtl
 	@touch $$@
 
 $(2)/roce_dut_sim.o: $(DUT_SIM_SRCS) $(2)/obj/.built
-	$(CXX) $(DUT_SIM_CXXFLAGS) -DDATA_WIDTH=$(1) -isystem $(2)/obj -c $$< -o $$@
+	$$(CXX) $$(DUT_SIM_CXXFLAGS) -DDATA_WIDTH=$(1) -isystem $(2)/obj -c $$< -o $$@
 
 # libstdc++ dynamically; --no-undefined: a missing symbol fails here, not at
 # dlopen; the version script keeps the C++ templates' weak symbols local too.
@@ -80,10 +80,10 @@ $(foreach w,$(sort $(DUT_SIM_WIDTHS) 512),$(eval $(call DUT_SIM_RULE,$(w),$(DUT_
 # The smoke test is plain C: it dlopens the .so next to it, as the harness
 # does, and builds its ARP and CM frames with the library's rocetest/cm.h.
 $(DUT_SIM_TEST): dut/sim/test_roce_dut_sim.c dut/sim/roce_dut_sim.h harness/include/rocetest/dut.h $(DUT_SIM_SO) $(LIB)
-	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN_FLAGS) \
 		-Iharness/include -Idut/sim $< -o $@ $(LIB) $(LDLIBS_COMMON) -ldl
 
-dut-sim-test: $(DUT_SIM_TEST)
+dut-sim-test: $(DUT_SIM_TEST) ## build and run the model's C smoke test
 	$(DUT_SIM_TEST)
 
 # `make test` (run-all.sh) and `make rtl-test` run the smoke test as one more

@@ -21,8 +21,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR = $(BUILD)/fuzz
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
-	-Wstrict-prototypes -Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(FUZZ_SANITIZE)
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN_FLAGS) -Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(FUZZ_SANITIZE)
 FUZZ_LIB_OBJS = $(LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB = $(FUZZ_DIR)/lib/librocetest-fuzz.a
 FUZZ_TARGETS = $(FUZZ_DIR)/bin/fuzz_parse $(FUZZ_DIR)/bin/fuzz_capture $(FUZZ_DIR)/bin/fuzz_check \
@@ -37,8 +36,8 @@ SAN_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-
 .PHONY: fuzz-build fuzz-corpus
 
 # The library again, instrumented for the fuzzers: its own objects, never the normal ones.
-# deps-test installs clang and its fuzzer and sanitizer runtimes when missing.
-$(FUZZ_DIR)/obj/%.o: %.c $(CONFIG) | deps-test
+# clang and its fuzzer and sanitizer runtimes come with the test group.
+$(FUZZ_DIR)/obj/%.o: %.c $(call config_flags,build)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -52,7 +51,7 @@ $(FUZZ_TARGETS): $(FUZZ_DIR)/bin/%: $(FUZZ_DIR)/obj/harness/fuzz/%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -o $@ $< $(FUZZ_LIB) $(PCAP_LIBS) $(DEFLATE_LIBS)
 
 # The corpus builder is an ordinary program on the ordinary library.
-$(FUZZ_MKCORPUS): harness/fuzz/mkcorpus.c $(LIB) $(CONFIG)
+$(FUZZ_MKCORPUS): harness/fuzz/mkcorpus.c $(LIB) $(call config_flags,build)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -o $@ $< $(LIB) $(LDLIBS_COMMON)
 
@@ -66,10 +65,10 @@ fuzz-corpus: $(FUZZ_MKCORPUS)
 	printf 'x\000\014\000\000\100\037\001\001\001\021\000\000\000\000\001\001' > $(FUZZ_DIR)/corpus-check/script-send-ack
 	$(FUZZ_MKCORPUS) $(FUZZ_DIR)/corpus-parse $(FUZZ_DIR)/corpus-capture $(FUZZ_CAPTURES)
 
-fuzz: fuzz-build fuzz-corpus
+fuzz: fuzz-build fuzz-corpus ## libFuzzer with ASan/UBSan on the parser, capture reader, checker, scenarios
 	bash harness/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
-sanitize: $(DUT_SIM_SO)
+sanitize: $(DUT_SIM_SO) ## unit tests, the CLI and every run suite under ASan/UBSan
 	$(MAKE) BUILD=$(SAN_BUILD) OPT=-O1 SAN_FLAGS="$(SAN_SANITIZE)" $(SAN_BUILD)/bin/rocetest \
 		$(SAN_BUILD)/bin/unit-tests
 	DUT_SIM_SO=$(DUT_SIM_SO) bash harness/fuzz/run-sanitize.sh $(SAN_BUILD) $(SAN_BUILD)/bin/unit-tests $(FUZZ_CAPTURES)

@@ -1,32 +1,51 @@
 #!/usr/bin/env bash
-# Makes sure the Debian packages rocetest needs are installed, installing the
-# missing ones when run as root (otherwise it prints the exact apt-get line and
-# stops), then (with --config FILE) writes the compiler flags pkg-config gives.
+# The dependency step, which the Makefile runs before anything else: makes
+# sure the Debian packages of each GROUP are installed (installing the missing
+# ones when run as root; otherwise printing the exact apt-get line and
+# stopping), then, with --config FILE, writes FILE: every value the build reads
+# from an installed tool (compiler flags from pkg-config, Verilator's root, ...)
+# and CONFIGURED_GROUPS, so that no makefile asks a tool anything while it is
+# parsed. Beside it, one file per group (build/config-rtl.flags for
+# build/config.mk) holds that group's values and is rewritten only when they
+# change: objects depend on it, so configuring another group recompiles
+# nothing.
 #
 # usage: deps.sh [--config FILE] GROUP...
-# groups: build  compiler, libpcap, libdeflate (everything `make` needs)
-#         test   Check, tshark, clang with libFuzzer, zlib, scapy, xmllint (JUnit
-#                schema), headless Chromium (renders the HTML report) (`make test`,
-#                `make fuzz`, `make bench`)
-#         rtl    Verilator (RTL simulation and lint), Yosys (synthesis check), g++
-#                (Verilator's C++ output) (`make conformance`, `make synth-check`)
+#        deps.sh --list        the groups and their packages
+# groups: build  compiler, libpcap, libdeflate        (make, and everything)
+#         check  Check, python3                       (make check: unit, CLI and vector tests)
+#         test   tshark, clang with libFuzzer, zlib, scapy, xmllint (JUnit
+#                schema), headless Chromium (renders the HTML reports)
+#                                                     (make test, fuzz, sanitize, bench)
+#         rtl    Verilator, Yosys, g++                (make conformance, rtl-test, synth-check)
+#         doc    help2man                             (man pages: make man, make install)
+#         fresh  mmdebstrap                           (make fresh-check)
 set -euo pipefail
 
 declare -A GROUP_PACKAGES=(
 	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev"
-	[test]="check tshark clang libclang-rt-dev zlib1g-dev python3 python3-scapy time libxml2-utils chromium"
+	[check]="check python3"
+	[test]="tshark clang libclang-rt-dev zlib1g-dev python3-scapy time libxml2-utils chromium"
 	[rtl]="g++ verilator yosys"
+	[doc]="help2man"
+	[fresh]="mmdebstrap"
 )
+GROUP_ORDER="build check test rtl doc fresh"
 
 config=""
 groups=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--config) config="$2"; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	--config)
+		[ $# -ge 2 ] || { echo "deps.sh: --config needs a file name" >&2; exit 2; }
+		config="$2"; shift 2 ;;
+	--list)
+		for g in $GROUP_ORDER; do printf '%-6s %s\n' "$g" "${GROUP_PACKAGES[$g]}"; done
+		exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
 	*)
 		if [ -z "${GROUP_PACKAGES[$1]+x}" ]; then
-			echo "deps.sh: unknown group '$1' (known: ${!GROUP_PACKAGES[*]})" >&2
+			echo "deps.sh: unknown group '$1' (known: $GROUP_ORDER)" >&2
 			exit 2
 		fi
 		groups+=("$1"); shift ;;
@@ -44,12 +63,17 @@ for pkg in "${wanted[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
 	[ "$status" = "install ok installed" ] || missing+=("$pkg")
 done
+# A package listed twice (two groups) is installed once.
+if [ ${#missing[@]} -gt 0 ]; then
+	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "rocetest needs these Debian packages: ${missing[*]}" >&2
 		echo "Install them with:" >&2
 		echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+		echo "then run make again." >&2
 		exit 1
 	fi
 	echo "rocetest: installing ${missing[*]}" >&2
@@ -59,21 +83,70 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 fi
 
-if [ -n "$config" ]; then
-	for pc in libpcap libdeflate; do
-		if ! pkg-config --exists "$pc"; then
-			echo "rocetest: pkg-config does not know $pc although its -dev package is installed" >&2
+[ -n "$config" ] || exit 0
+
+# pc_var NAME MODULE: the make lines NAME_CFLAGS and NAME_LIBS from pkg-config.
+pc_var() {
+	if ! pkg-config --exists "$2"; then
+		echo "rocetest: pkg-config does not know $2 although its -dev package is installed" >&2
+		exit 1
+	fi
+	echo "$1_CFLAGS := $(pkg-config --cflags "$2")"
+	echo "$1_LIBS := $(pkg-config --libs "$2")"
+}
+
+# on_path PROGRAM: stops unless PROGRAM can be run (its package may install it elsewhere).
+on_path() {
+	command -v "$1" >/dev/null || { echo "rocetest: $1 is not on PATH although its package is installed" >&2; exit 1; }
+}
+
+# group_config GROUP: what the makefiles need to know of that group's tools.
+group_config() {
+	case "$1" in
+	build)
+		pc_var PCAP libpcap
+		pc_var DEFLATE libdeflate ;;
+	check)
+		pc_var CHECK check ;;
+	test)
+		pc_var ZLIB zlib ;;
+	rtl)
+		on_path verilator
+		on_path yosys
+		local root
+		root=$(verilator --getenv VERILATOR_ROOT)
+		if [ ! -r "$root/include/verilated.h" ]; then
+			echo "rocetest: verilator says its root is '$root', which has no include/verilated.h" >&2
 			exit 1
 		fi
+		echo "VERILATOR_ROOT := $root" ;;
+	doc)
+		on_path help2man ;;
+	fresh)
+		on_path mmdebstrap ;;
+	esac
+}
+
+mkdir -p "$(dirname "$config")"
+tmp="$config.tmp"
+{
+	echo "# Written by harness/scripts/deps.sh: the values the build reads from"
+	echo "# installed tools. make rewrites it when a goal needs another group;"
+	echo "# delete it to detect everything again."
+	echo "CONFIGURED_GROUPS := ${groups[*]}"
+} >"$tmp"
+for g in $GROUP_ORDER; do
+	for want in "${groups[@]}"; do
+		[ "$want" = "$g" ] || continue
+		flags="${config%.mk}-$g.flags"
+		group_config "$g" >"$flags.tmp"
+		if cmp -s "$flags.tmp" "$flags"; then
+			rm -f "$flags.tmp"
+		else
+			mv "$flags.tmp" "$flags"
+		fi
+		{ echo "# $g ($flags)"; cat "$flags"; } >>"$tmp"
+		break
 	done
-	mkdir -p "$(dirname "$config")"
-	tmp="$config.tmp"
-	{
-		echo "# written by harness/scripts/deps.sh; delete to re-detect"
-		echo "PCAP_CFLAGS := $(pkg-config --cflags libpcap)"
-		echo "PCAP_LIBS := $(pkg-config --libs libpcap)"
-		echo "DEFLATE_CFLAGS := $(pkg-config --cflags libdeflate)"
-		echo "DEFLATE_LIBS := $(pkg-config --libs libdeflate)"
-	} >"$tmp"
-	mv "$tmp" "$config"
-fi
+done
+mv "$tmp" "$config"

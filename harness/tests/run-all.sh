@@ -3,8 +3,14 @@
 # RTL test benches (each RTL_BENCH, built by dut/rtl.mk, after the Verilator
 # lint), shows their output, and ends with one line "tests: N passed, N
 # failed" over all of them (an RTL bench or the lint counts as one test).
-# usage: run-all.sh UNIT_BIN ROCETEST [RTL_BENCH...]
+# usage: run-all.sh [--tier check] UNIT_BIN ROCETEST [RTL_BENCH...]
+# --tier check (make check): the integration tests' quick tier, no RTL.
 set -u
+tier=()
+if [ "${1:-}" = --tier ]; then
+	tier=(--tier "$2")
+	shift 2
+fi
 unit_bin=$1
 rocetest=$2
 shift 2
@@ -14,7 +20,7 @@ trap 'rm -rf "$log"' EXIT
 status=0
 "$unit_bin" 2>&1 | tee "$log/unit"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-bash harness/tests/integration/run.sh "$rocetest" 2>&1 | tee "$log/integration"
+bash harness/tests/integration/run.sh "${tier[@]}" "$rocetest" 2>&1 | tee "$log/integration"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 r_pass=0 r_fail=0

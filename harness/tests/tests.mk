@@ -9,11 +9,7 @@
 UNIT_SRCS := $(wildcard harness/tests/unit/*.c)
 UNIT_OBJS = $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN = $(BUILD)/bin/unit-tests
-# Deferred (=): Check may be installed by deps-test only once make is running.
-CHECK_CFLAGS = $(shell pkg-config --cflags check)
-CHECK_LIBS = $(shell pkg-config --libs check)
-
-$(BUILD)/obj/harness/tests/unit/%.o: harness/tests/unit/%.c $(CONFIG) | deps-test
+$(BUILD)/obj/harness/tests/unit/%.o: harness/tests/unit/%.c $(call config_flags,build) $(call config_flags,check)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CHECK_CFLAGS) -Iharness/tests/unit -MMD -MP -c $< -o $@
 
@@ -21,15 +17,21 @@ $(UNIT_BIN): $(UNIT_OBJS) $(REPORT_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(UNIT_OBJS) $(REPORT_LIB) $(LIB) $(CHECK_LIBS) $(LDLIBS_COMMON)
 
-unit: deps-test $(UNIT_BIN)
+unit: $(UNIT_BIN) ## the Check unit tests alone
 	cd $(CURDIR) && $(UNIT_BIN)
 
 # The unit test binary too: it writes the sample run whose reports the integration tests check;
 # the model and its mutants: section 9 runs rocetest run against them.
-integration: deps-test $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS)
+integration: $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) ## the integration tests alone
 	bash harness/tests/integration/run.sh $(ROCETEST)
+
+# The quick tier, for iterating: the unit tests, the command line's own tests
+# and the golden vectors' regeneration and verdicts; nothing that needs
+# Verilator, tshark, scapy or Chromium (those tests are make test's).
+check: $(ROCETEST) $(UNIT_BIN) ## quick tests (< 1 min): unit, CLI, vectors; no Verilator, tshark, Chromium
+	bash harness/tests/run-all.sh --tier check $(UNIT_BIN) $(ROCETEST)
 
 # Runs both and totals their counts; fails if either fails.
 # ... and the RTL test benches of dut/rtl.mk (Verilator; built and cached in build/rtl/).
-test: deps-test deps-rtl $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) $(RTL_TB_BINS)
+test: $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) $(RTL_TB_BINS) ## every test: unit, integration (tshark, scapy, the model, mutants), RTL benches
 	bash harness/tests/run-all.sh $(UNIT_BIN) $(ROCETEST) $(RTL_TB_BINS)

@@ -3,7 +3,8 @@
 # Integration tests of the rocetest binary: tshark and scapy cross-checks over
 # real and generated captures, CLI behaviour, JSON validity.
 #
-# usage (from the repository root): bash harness/tests/integration/run.sh PATH/TO/rocetest
+# usage (from the repository root):
+#   bash harness/tests/integration/run.sh [--tier check] PATH/TO/rocetest
 #
 # Prints "ok - NAME" or "FAIL - NAME: why" per test ("#" lines are details)
 # and ends with exactly "integration: N passed, M failed"; exits 1 if any
@@ -11,10 +12,20 @@
 # scapy, ../shared/captures, the Verilator model of dut/ that `make dut-sim`
 # and `make dut-mutants` build beside rocetest) FAILS saying what is missing;
 # nothing is skipped.
+#
+# --tier check (make check) runs only what needs rocetest, python3 and the
+# captures: the CLI tests, the check tests and the golden vectors. Tests that
+# need tshark, editcap, scapy, xmllint, Chromium or the Verilator model are
+# make test's: they are counted and named as such, never passed.
 set -u
 
+TIER=full
+if [ "${1:-}" = --tier ] && [ "${2:-}" = check ]; then
+	TIER=check
+	shift 2
+fi
 if [ $# -ne 1 ]; then
-	echo "usage: bash harness/tests/integration/run.sh PATH/TO/rocetest" >&2
+	echo "usage: bash harness/tests/integration/run.sh [--tier check] PATH/TO/rocetest" >&2
 	echo "integration: 0 passed, 1 failed"
 	exit 2
 fi
@@ -33,6 +44,8 @@ trap 'rm -rf "$TMP"' EXIT
 
 passed=0
 failed=0
+# Tests left to make test by --tier check.
+deferred=0
 ok() {
 	echo "ok - $1"
 	passed=$((passed + 1))
@@ -74,10 +87,24 @@ cap() {
 	[ -r "$p" ] && echo "$p"
 }
 
-# needs NAME WHAT...: fails NAME and returns 1 if a prerequisite is missing.
+# Tools outside the check tier: a test that needs one is make test's.
+FULL_TIER_TOOLS=" tshark editcap scapy xmllint chromium model "
+
+# needs NAME WHAT...: fails NAME and returns 1 if a prerequisite is missing
+# (in the check tier, returns 1 for a test of the full tier, counting it).
 needs() {
 	local name=$1 m why=
 	shift
+	if [ "$TIER" = check ]; then
+		for m in "$@"; do
+			case $FULL_TIER_TOOLS in
+			*" $m "*)
+				echo "# make test: $name (needs $m)"
+				deferred=$((deferred + 1))
+				return 1 ;;
+			esac
+		done
+	fi
 	for m in "$@"; do
 		case $m in
 		rocetest) why=${why:-$missing_rocetest} ;;
@@ -152,22 +179,37 @@ if [ -n "$missing_rocetest" ]; then
 	exit 1
 fi
 
+# summary: the closing line (and, in the check tier, what was left to make test).
+summary() {
+	if [ "$TIER" = check ]; then
+		echo "# tier check: $deferred tests and sections 1, 2, 8 and 9 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
+	fi
+	echo "integration: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
 # ======================================================= 1. tshark cross-check
 echo "# 1. tshark cross-check of every frame of every capture in $CAPDIR"
-if needs "tshark cross-check of the captures" tshark python captures; then
+SCAPY_PCAP=$TMP/scapy/scapy.pcap
+mkdir -p "$TMP/scapy"
+if [ "$TIER" = check ]; then
+	echo "# make test: sections 1 and 2 (tshark and scapy cross-checks)"
+elif needs "tshark cross-check of the captures" tshark python captures; then
 	run_tap "tshark cross-check of the captures" \
 		"$PY" "$HERE/tshark_crosscheck.py" "$ROCETEST" --require-icrc-ok --label-root "$CAPDIR" "${CAPTURES[@]}"
 fi
 
 # ==================================================== 2. scapy cross-check
-echo "# 2. scapy cross-check (independent ICRC implementation)"
-SCAPY_PCAP=$TMP/scapy/scapy.pcap
-mkdir -p "$TMP/scapy"
-if needs "scapy cross-check" scapy; then
+[ "$TIER" = check ] || echo "# 2. scapy cross-check (independent ICRC implementation)"
+if [ "$TIER" = check ]; then
+	:
+elif needs "scapy cross-check" scapy; then
 	run_tap "scapy cross-check" "$PY" "$HERE/scapy_crosscheck.py" "$ROCETEST" "$TMP/scapy" 400 4791
 fi
 # The generated packets cover opcodes the captures lack (UC WRITE, IETH, atomics, CNP 0x81, VLANs).
-if needs "tshark cross-check of the scapy-generated capture" tshark scapy; then
+if [ "$TIER" = check ]; then
+	:
+elif needs "tshark cross-check of the scapy-generated capture" tshark scapy; then
 	if [ -s "$SCAPY_PCAP" ]; then
 		run_tap "tshark cross-check of the scapy-generated capture" \
 			"$PY" "$HERE/tshark_crosscheck.py" "$ROCETEST" --require-icrc-ok --label-root "$TMP/scapy" "$SCAPY_PCAP"
@@ -377,7 +419,10 @@ if needs "stdin: show --json -" captures python cap:connectx/read2.pcap; then
 	rc=${PIPESTATUS[1]}
 	want_rc 0; out_has "-: 16 frames, 13 RoCE packets: 13 ICRC ok, 0 bad"
 	check "stdin: cat FILE | icrc - verifies every ICRC"
-	if [ -z "$missing_editcap" ]; then
+	if [ "$TIER" = check ]; then
+		echo "# make test: stdin: pcapng through a pipe equals the pcap (needs editcap)"
+		deferred=$((deferred + 1))
+	elif [ -z "$missing_editcap" ]; then
 		editcap -F pcapng "$SRC2" "$TMP/stdin.pcapng" >/dev/null 2>&1
 		cat "$TMP/stdin.pcapng" | timeout 60 "$ROCETEST" show --json - >"$TMP/pipe-ng.json" 2>"$ERR"
 		rc=${PIPESTATUS[1]}
@@ -714,6 +759,8 @@ if needs "vectors" rocetest python; then
 	check "gen --seed: another seed gives other payload bytes"
 fi
 
+[ "$TIER" = check ] && { summary; exit; }
+
 # ==================================================== 8. golden vectors, independently
 echo "# 8. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
 if needs "vectors: independent cross-check" tshark python; then
@@ -774,5 +821,4 @@ if needs "mutants: the suites catch a broken endpoint" model python; then
 	run_tap "mutants: the suites catch a broken endpoint" "$PY" "$HERE/run_check.py" mutants "$ROCETEST" dut/mutants/mutants.txt
 fi
 
-echo "integration: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary
