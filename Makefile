@@ -34,7 +34,7 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean conformance demo check test unit integration fuzz sanitize bench help vectors deps FORCE
+.PHONY: all clean conformance demo check test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
 .DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- dependencies
@@ -50,7 +50,7 @@ GROUP_check_GOALS := deps check unit test integration sanitize
 GROUP_test_GOALS := deps test integration fuzz fuzz-build sanitize bench
 GROUP_rtl_GOALS := deps conformance test integration sanitize dut-sim dut-sim-test dut-mutants \
 	rtl-lint rtl-test synth-check
-GROUP_doc_GOALS := deps man install
+GROUP_doc_GOALS := deps man install test integration
 GROUP_fresh_GOALS := fresh-check
 DEP_GROUPS := build $(foreach g,check test rtl doc fresh,$(if $(filter $(GROUP_$(g)_GOALS),$(GOALS)),$(g)))
 
@@ -108,6 +108,7 @@ $(ROCETEST): $(CLI_OBJS) $(REPORT_LIB) $(LIB)
 -include harness/tests/tests.mk
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
+include harness/install.mk
 
 # The main job: every suite of `rocetest run` against the Verilator model of
 # the FPGA endpoint; JUnit, summary.json, the HTML report (goodput plot, per
@@ -147,6 +148,11 @@ demo: $(ROCETEST) $(GENCAP) ## the checker on its own: generate, show, verify an
 # The golden vectors are committed; a test asserts that this reproduces them byte for byte.
 vectors: $(ROCETEST) ## regenerate vectors/ (golden pcaps and expected verdicts) from vectors/scenarios/
 	bash harness/scripts/make-vectors.sh $(ROCETEST) vectors
+
+# The README's two commands on a freshly bootstrapped Debian 12 root: the
+# proof that a new machine needs nothing installed by hand (CI runs it).
+fresh-check: ## the README's two commands in a fresh Debian 12 root (mmdebstrap; root; ~25 min)
+	bash harness/scripts/fresh-check.sh
 
 # Every public target says what it does after "##" on its rule line, in
 # whichever makefile defines it; this lists them all.

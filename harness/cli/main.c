@@ -27,7 +27,7 @@ static void usage(FILE *out)
 		     "RoCEv2 packet-level conformance and interop test harness.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'rocetest COMMAND --help' describes one command.\n"
+	fprintf(out, "\n'rocetest COMMAND --help' describes one command.\n\n"
 		     "Exit status: 0 conformant, 1 violations found, 2 usage or input error.\n");
 }
 

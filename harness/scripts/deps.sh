@@ -18,7 +18,7 @@
 #                schema), headless Chromium (renders the HTML reports)
 #                                                     (make test, fuzz, sanitize, bench)
 #         rtl    Verilator, Yosys, g++                (make conformance, rtl-test, synth-check)
-#         doc    help2man                             (man pages: make man, make install)
+#         doc    help2man, man-db                     (man pages: make man, install, test)
 #         fresh  mmdebstrap                           (make fresh-check)
 set -euo pipefail
 
@@ -27,7 +27,7 @@ declare -A GROUP_PACKAGES=(
 	[check]="check python3"
 	[test]="tshark clang libclang-rt-dev zlib1g-dev python3-scapy time libxml2-utils chromium"
 	[rtl]="g++ verilator yosys"
-	[doc]="help2man"
+	[doc]="help2man man-db"
 	[fresh]="mmdebstrap"
 )
 GROUP_ORDER="build check test rtl doc fresh"

@@ -88,7 +88,7 @@ cap() {
 }
 
 # Tools outside the check tier: a test that needs one is make test's.
-FULL_TIER_TOOLS=" tshark editcap scapy xmllint chromium model "
+FULL_TIER_TOOLS=" tshark editcap scapy xmllint chromium model doc "
 
 # needs NAME WHAT...: fails NAME and returns 1 if a prerequisite is missing
 # (in the check tier, returns 1 for a test of the full tier, counting it).
@@ -116,6 +116,9 @@ needs() {
 		captures) why=${why:-$missing_captures} ;;
 		python) [ -x "$PY" ] || why=${why:-"$PY not found"} ;;
 		unit) [ -x "$UNIT_TESTS" ] || why=${why:-"unit test binary $UNIT_TESTS not found (make unit)"} ;;
+		doc) for t in help2man man groff pkg-config; do
+			command -v $t >/dev/null 2>&1 || why=${why:-"$t is not installed (the doc group: make deps)"}
+		done ;;
 		model) [ -r "$MODEL" ] || why=${why:-"the Verilator model of dut/ $MODEL is not built (make dut-sim)"} ;;
 		cap:*) [ -n "$missing_captures" ] || [ -r "$CAPDIR/${m#cap:}" ] || why=${why:-"capture $CAPDIR/${m#cap:} is missing"} ;;
 		esac
@@ -463,6 +466,12 @@ for name in connectx/read2.pcap rxe/rdma_cm.pcap rxe-lab/ipv6_rc_pingpong_s10000
 		fi
 	done
 done
+
+# make install and uninstall (harness/install.mk) into temporary DESTDIRs: the
+# files, pkg-config, a program linked against the installed library, the man pages.
+if needs "install" doc; then
+	run_tap "install" bash "$HERE/install_check.sh" .
+fi
 
 # ==================================================== 4. JSON validity
 echo "# 4. JSON validity of show --json"

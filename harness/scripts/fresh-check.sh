@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The README's promise, tested: on a fresh Debian 12 machine with a clone of
+# this repository and ../shared beside it, the README's two commands do all
+# the set-up themselves.
+#
+# usage: harness/scripts/fresh-check.sh [--keep] [--shared DIR] [--log FILE]
+#
+# As root (make fresh-check):
+#  1. bootstraps a minimal Debian 12 root (mmdebstrap --variant=apt bookworm)
+#     from this machine's own apt sources, plus `make`, which the README asks
+#     the user to have;
+#  2. puts a clean clone of this repository's HEAD at /work/rocetest in it
+#     and a copy of ../shared at /work/shared;
+#  3. as an unprivileged user, runs the README's two commands, each of which
+#     must stop before building anything, printing the exact apt-get line
+#     for the packages it lacks;
+#  4. as root, runs the README's two commands, in order, in a fresh clone:
+#     each must pass.
+# /proc and /dev are mounted in the root for the chroot, and unmounted (and
+# the root removed, unless --keep) on the way out, failure or not. The log of
+# the whole run is written to build/fresh-check/fresh-check.log.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+SHARED=$REPO/../shared
+LOG=$REPO/build/fresh-check/fresh-check.log
+KEEP=0
+# The README's two commands, exactly.
+README_COMMANDS=("make conformance" "make test")
+SUITE=bookworm
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keep) KEEP=1; shift ;;
+	--shared) SHARED=$2; shift 2 ;;
+	--log) LOG=$2; shift 2 ;;
+	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	*) echo "fresh-check: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+	esac
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "fresh-check: must run as root (it bootstraps a Debian root with mmdebstrap and chroots into it)" >&2
+	exit 2
+fi
+for tool in mmdebstrap git chroot mount; do
+	command -v "$tool" >/dev/null || { echo "fresh-check: $tool is not installed (make fresh-check installs mmdebstrap)" >&2; exit 2; }
+done
+[ -d "$SHARED" ] || { echo "fresh-check: $SHARED is missing: the README's commands expect ../shared beside the clone" >&2; exit 2; }
+
+# This machine's apt sources (deb822 .sources or one-line .list files), as
+# they are: the fresh root gets its packages from where this machine does.
+sources=()
+[ -s /etc/apt/sources.list ] && sources+=(/etc/apt/sources.list)
+for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
+	[ -s "$f" ] && sources+=("$f")
+done
+[ ${#sources[@]} -gt 0 ] || { echo "fresh-check: this machine has no apt sources in /etc/apt" >&2; exit 2; }
+
+mkdir -p "$(dirname "$LOG")"
+: >"$LOG"
+WORK=$(mktemp -d /var/tmp/rocetest-fresh.XXXXXX)
+ROOT=$WORK/root
+STEP="setting up"
+
+cleanup() {
+	local rc=$?
+	# Everything mounted below the root, deepest first, whatever the step.
+	if [ -d "$ROOT" ]; then
+		findmnt -rn -o TARGET | grep -F "$ROOT/" | sort -r | while read -r m; do
+			umount -l "$m" 2>/dev/null || true
+		done
+	fi
+	if findmnt -rn -o TARGET | grep -qF "$ROOT/"; then
+		echo "fresh-check: could not unmount everything under $ROOT; left in place" >&2
+	elif [ "$KEEP" -eq 1 ]; then
+		echo "fresh-check: root kept in $ROOT (--keep)"
+	else
+		rm -rf "$WORK"
+	fi
+	if [ $rc -ne 0 ]; then
+		echo "fresh-check: FAILED while $STEP (exit $rc); log: $LOG" >&2
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# say TEXT: a progress line, on the terminal and in the log.
+say() { echo "fresh-check: $*" | tee -a "$LOG"; }
+# logged CMD...: runs CMD with its output on the terminal and in the log,
+# each line prefixed by the step (so a long run shows where it is).
+logged() {
+	"$@" 2>&1 | sed -u "s/^/  [$STEP] /" | tee -a "$LOG"
+	return "${PIPESTATUS[0]}"
+}
+
+STEP="bootstrapping"
+say "bootstrapping a minimal Debian 12 root in $ROOT (sources: ${sources[*]})"
+start=$(date +%s)
+logged mmdebstrap --variant=apt --include=make "$SUITE" "$ROOT" "${sources[@]}" </dev/null
+say "bootstrapped in $(($(date +%s) - start)) s: $(chroot "$ROOT" dpkg-query -W -f='.\n' | wc -l) packages"
+# Name resolution for apt inside the root, as on this machine.
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+mount -t proc proc "$ROOT/proc"
+mount --rbind /dev "$ROOT/dev"
+mount --make-rslave "$ROOT/dev"
+
+# The repository as a fresh clone has it: HEAD, nothing uncommitted, no build/.
+STEP="copying the clone"
+mkdir -p "$ROOT/work"
+git clone --quiet --no-hardlinks "$REPO" "$WORK/clone"
+say "clean clone of $(git -C "$WORK/clone" log -1 --format='%h %s' | cut -c1-72)"
+cp -a "$SHARED" "$ROOT/work/shared"
+cp -a "$WORK/clone" "$ROOT/work/rocetest"
+
+# in_root USER DIR CMD: runs CMD with a login-like clean environment.
+in_root() {
+	local user=$1 dir=$2 home=/root
+	[ "$user" = root ] || home=/home/$user
+	chroot --userspec="$user:$user" "$ROOT" /usr/bin/env -i \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME="$home" USER="$user" LANG=C.UTF-8 TERM=dumb \
+		/bin/bash -c "cd $dir && $3" </dev/null
+}
+
+# ---------------------------------------------------------------- unprivileged
+# Before root installs anything: the user is told exactly what to install.
+STEP="running as an unprivileged user"
+echo "builder:x:1000:1000:rocetest fresh-check:/home/builder:/bin/bash" >>"$ROOT/etc/passwd"
+echo "builder:x:1000:" >>"$ROOT/etc/group"
+mkdir -p "$ROOT/home/builder"
+cp -a "$WORK/clone" "$ROOT/home/builder/rocetest"
+cp -a "$SHARED" "$ROOT/home/builder/shared"
+chown -R 1000:1000 "$ROOT/home/builder"
+# The packages each command's groups list (deps.sh --list) that the root lacks.
+expected_missing() {
+	local groups=$1 pkg list=()
+	for pkg in $(bash "$REPO/harness/scripts/deps.sh" --list | awk -v g=" $groups " 'index(g, " " $1 " ") { $1 = ""; print }'); do
+		chroot "$ROOT" dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q '^install ok installed$' || list+=("$pkg")
+	done
+	printf '%s\n' "${list[@]}" | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+unpriv_failures=0
+for i in 0 1; do
+	cmd=${README_COMMANDS[$i]}
+	case $cmd in
+	"make conformance") groups="build rtl" ;;
+	"make test") groups="build check test rtl" ;;
+	esac
+	want="  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(expected_missing "$groups")"
+	set +e
+	out=$(in_root builder /home/builder/rocetest "$cmd" 2>&1)
+	rc=$?
+	set -e
+	printf '%s\n' "$out" | sed "s/^/  [builder: $cmd] /" | tee -a "$LOG"
+	probs=()
+	[ $rc -ne 0 ] || probs+=("exit status 0, expected a stop")
+	printf '%s\n' "$out" | grep -qxF -- "$want" || probs+=("no line '$want'")
+	[ ! -e "$ROOT/home/builder/rocetest/build/obj" ] || probs+=("it compiled something (build/obj exists)")
+	if printf '%s\n' "$out" | grep -qiE 'segmentation|traceback|command not found'; then
+		probs+=("it crashed or ran a missing tool")
+	fi
+	if [ ${#probs[@]} -eq 0 ]; then
+		say "ok - unprivileged '$cmd': exit $rc, printed the exact apt-get line, built nothing"
+	else
+		say "FAIL - unprivileged '$cmd': ${probs[*]}"
+		unpriv_failures=$((unpriv_failures + 1))
+	fi
+done
+[ "$unpriv_failures" -eq 0 ] || exit 1
+
+# ----------------------------------------------------------------------- root
+for cmd in "${README_COMMANDS[@]}"; do
+	STEP="root: $cmd"
+	say "running '$cmd' as root in /work/rocetest"
+	start=$(date +%s)
+	if logged in_root root /work/rocetest "$cmd"; then
+		say "ok - '$cmd' as root passed on the first try in $(($(date +%s) - start)) s"
+	else
+		say "FAIL - '$cmd' as root failed after $(($(date +%s) - start)) s"
+		exit 1
+	fi
+done
+installed=$(grep -c '^  \[root: make [a-z]*\] Setting up ' "$LOG" || true)
+say "the project installed $installed packages itself; the README's two commands passed on a fresh Debian 12 root"
