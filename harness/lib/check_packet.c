@@ -118,11 +118,10 @@ bool rt_payload_fits(const struct rt_packet *p, uint32_t pmtu)
 	return op->family == RT_FAMILY_CNP || length_fits(op->position, p->payload_len, pmtu);
 }
 
-static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pmtu, struct rt_verdicts *v)
+/* PKT-PAD, PKT-PAD-ZERO. */
+static void check_pad(const struct rt_packet *p, uint64_t frame, struct rt_verdicts *v)
 {
 	const struct rt_opcode_info *op = p->op;
-	uint32_t len = p->payload_len;
-
 	if (!pad_fits(p))
 		rt_verdict_fail(v, RT_RULE_PKT_PAD, RT_SEV_ERROR, frame,
 				"%s: PadCnt %u with %u bytes of payload and pad (not a multiple of 4)", label(p),
@@ -134,7 +133,7 @@ static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pm
 		rt_verdict_pass(v, RT_RULE_PKT_PAD);
 
 	if (p->bth.pad && p->bth.pad <= p->data_len && !p->truncated) {
-		const uint8_t *pad = p->frame + p->payload_off + len;
+		const uint8_t *pad = p->frame + p->payload_off + p->payload_len;
 		bool zero = true;
 		for (unsigned i = 0; i < p->bth.pad; i++)
 			zero &= pad[i] == 0;
@@ -142,7 +141,13 @@ static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pm
 	} else if (p->bth.pad && p->truncated) {
 		rt_verdict_not_evaluated(v, RT_RULE_PKT_PAD_ZERO);
 	}
+}
 
+/* PKT-LEN-NO-PAYLOAD, PKT-LEN-FIRST-MIDDLE, -LAST, -ONLY (pmtu 0: unknown). */
+static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pmtu, struct rt_verdicts *v)
+{
+	const struct rt_opcode_info *op = p->op;
+	uint32_t len = p->payload_len;
 	if (!op->payload) {
 		bool ok = p->data_len == 0 && p->bth.pad == 0;
 		if (ok)
@@ -295,6 +300,7 @@ void rt_check_packet(const struct rt_packet *p, uint64_t frame, uint32_t pmtu, s
 	check_bth(p, frame, v);
 	if (!p->op || !p->op->supported)
 		return;	/* without the table row the headers and lengths are unknown */
+	check_pad(p, frame, v);
 	check_lengths(p, frame, pmtu, v);
 	check_ext(p, frame, v);
 	if (p->bth.opcode == RT_OPCODE_CNP)

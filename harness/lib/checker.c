@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The checker's driver: parse each frame, find its flow, run the PKT rules
- * with the flow's PMTU, then the flow rules (check_flow.c), and draw the
+ * with the flow's PMTU, then the flow rules (check_flow.c: the SEQ, RSP
+ * and REQ rules of check_seq.c, check_rsp.c, check_req.c), and draw the
  * ladder row. Also the flow table.
  *
  * Flows are found by "half" keys: (source IP, destination IP, destination
@@ -369,75 +370,70 @@ static void record_ladder(struct flow *f, const struct pkt_ctx *pc)
 	ladder_add(f, &e);
 }
 
-void rt_checker_frame(struct rt_checker *c, enum rt_link link, uint64_t frame, int64_t ts_ns, const uint8_t *data,
-		      uint32_t caplen, uint32_t wirelen)
+/* Parses the frame; true for a RoCE packet, else it is counted (and a malformed one reported) here. */
+static bool parse_roce(struct rt_checker *c, struct rt_packet *p, enum rt_link link, uint64_t frame,
+		       const uint8_t *data, uint32_t caplen, uint32_t wirelen)
 {
-	struct rt_packet p;
-	c->totals.frames++;
-	if (ts_ns > c->env.last_ts_ns)
-		c->env.last_ts_ns = ts_ns;
-	c->v.flow = 0;
-	c->v.flow_counts = NULL;
-
-	switch (rt_parse(&p, link, data, caplen, wirelen)) {
+	switch (rt_parse(p, link, data, caplen, wirelen)) {
 	case RT_PARSE_NOT_ROCE:
 		c->totals.not_roce++;
-		return;
+		return false;
 	case RT_PARSE_TRUNCATED:
 		c->totals.truncated++;
-		return;
+		return false;
 	case RT_PARSE_MALFORMED: {
 		c->totals.malformed++;
-		int rule = rt_malformed_rule(&p);
+		int rule = rt_malformed_rule(p);
 		if (rule >= 0)
-			rt_verdict_fail(&c->v, (enum rt_rule)rule, RT_SEV_ERROR, frame, "%s: %s%s%s", p.field, p.reason,
-					p.detail[0] ? ": " : "", p.detail);
-		return;
+			rt_verdict_fail(&c->v, (enum rt_rule)rule, RT_SEV_ERROR, frame, "%s: %s%s%s", p->field, p->reason,
+					p->detail[0] ? ": " : "", p->detail);
+		return false;
 	}
 	case RT_PARSE_ROCE:
 		break;
 	}
 	c->totals.roce_packets++;
-	if (p.truncated)
+	if (p->truncated)
 		c->totals.truncated++;
+	return true;
+}
 
-	int side = 0;
-	struct flow *f = p.op && p.op->supported ? flow_of(c, &p, frame, ts_ns, &side) : NULL;
-	if (!f) {
-		if (p.op && p.op->supported)
-			c->totals.untracked++;
-		rt_check_packet(&p, frame, c->cfg.pmtu, &c->v);
-		return;
-	}
-
-	struct rt_flow_info *fi = &f->info;
+static void count_packet(struct rt_flow_info *fi, int side, const struct rt_packet *p, uint64_t frame, int64_t ts_ns)
+{
 	fi->packets++;
 	fi->side[side].packets++;
 	if (!fi->side[side].udp_sport)
-		fi->side[side].udp_sport = p.udp_sport;
+		fi->side[side].udp_sport = p->udp_sport;
 	fi->last_frame = frame;
 	fi->last_ts_ns = ts_ns;
-	if (p.op->response)
+	if (p->op->response)
 		fi->side[side].responses++;
-	else if (p.op->family != RT_FAMILY_CNP)
+	else if (p->op->family != RT_FAMILY_CNP)
 		fi->side[side].requests++;
+}
 
-	struct pkt_ctx pc = { .p = &p, .frame = frame, .ts_ns = ts_ns, .side = side };
+/* A packet of a flow: the PKT rules with the flow's PMTU, then the flow rules, then its ladder row. */
+static void check_in_flow(struct rt_checker *c, struct flow *f, int side, const struct rt_packet *p, uint64_t frame,
+			  int64_t ts_ns)
+{
+	struct rt_flow_info *fi = &f->info;
+	struct pkt_ctx pc = { .p = p, .frame = frame, .ts_ns = ts_ns, .side = side };
+	/* Violations found meanwhile are the flow's, and mark this packet's ladder row (on_violation). */
 	c->v.flow = fi->id;
 	c->v.flow_counts = &fi->rules;
 	c->cur_flow = f;
 	c->cur_pc = &pc;
 
 	uint64_t icrc_bad_before = c->v.total.violations[RT_RULE_PKT_ICRC];
-	rt_check_packet(&p, frame, packet_pmtu(c, f, side, &p, frame), &c->v);
+	rt_check_packet(p, frame, packet_pmtu(c, f, side, p, frame), &c->v);
 	/* A bad ICRC counts whether or not PKT-ICRC is enabled: the receiver drops the packet either way. */
 	pc.icrc_bad = c->v.enabled[RT_RULE_PKT_ICRC] ? c->v.total.violations[RT_RULE_PKT_ICRC] > icrc_bad_before
-						      : rt_icrc_check(&p) == RT_ICRC_BAD;
+						      : rt_icrc_check(p) == RT_ICRC_BAD;
 	if (pc.icrc_bad) {
 		fi->bad_icrc++;
 		pc.ladder_flags |= RT_LADDER_BAD_ICRC;
 	}
-	if (p.op->family == RT_FAMILY_CNP) {
+	if (p->op->family == RT_FAMILY_CNP) {
 		fi->cnps++;
 		pc.ladder_flags |= RT_LADDER_CNP;
 	}
@@ -451,6 +447,31 @@ void rt_checker_frame(struct rt_checker *c, enum rt_link link, uint64_t frame, i
 	c->v.flow_counts = NULL;
 }
 
+void rt_checker_frame(struct rt_checker *c, enum rt_link link, uint64_t frame, int64_t ts_ns, const uint8_t *data,
+		      uint32_t caplen, uint32_t wirelen)
+{
+	struct rt_packet p;
+	c->totals.frames++;
+	if (ts_ns > c->env.last_ts_ns)
+		c->env.last_ts_ns = ts_ns;
+	c->v.flow = 0;
+	c->v.flow_counts = NULL;
+	if (!parse_roce(c, &p, link, frame, data, caplen, wirelen))
+		return;
+
+	int side = 0;
+	struct flow *f = p.op && p.op->supported ? flow_of(c, &p, frame, ts_ns, &side) : NULL;
+	if (!f) {
+		/* An unsupported opcode, or the flow table is full: the packet is judged on its own. */
+		if (p.op && p.op->supported)
+			c->totals.untracked++;
+		rt_check_packet(&p, frame, c->cfg.pmtu, &c->v);
+		return;
+	}
+	count_packet(&f->info, side, &p, frame, ts_ns);
+	check_in_flow(c, f, side, &p, frame, ts_ns);
+}
+
 /* ---- the end ------------------------------------------------------------------ */
 
 static const char *family_word(uint32_t family)
@@ -458,17 +479,9 @@ static const char *family_word(uint32_t family)
 	return rt_family_name((enum rt_family)family);
 }
 
-static void render_note(struct flow *f, enum flow_note kind)
+/* The sentence a flow note ends as; the first occurrence gives its frame and PSN, the count how often. */
+static void note_text(char *out, size_t size, enum flow_note kind, const struct note_count *n)
 {
-	const struct note_count *n = &f->notes[kind];
-	if (!n->count)
-		return;
-	if (f->info.note_count == RT_FLOW_MAX_NOTES) {
-		f->info.notes_dropped++;
-		return;
-	}
-	char *out = f->info.notes[f->info.note_count++];
-	size_t size = RT_FLOW_NOTE_BYTES;
 	unsigned long long frame = n->frame, count = n->count;
 	switch (kind) {
 	case NOTE_STARTS_MID_MESSAGE:
@@ -520,6 +533,18 @@ static void render_note(struct flow *f, enum flow_note kind)
 	case NOTE_COUNT:
 		break;
 	}
+}
+
+static void render_note(struct flow *f, enum flow_note kind)
+{
+	const struct note_count *n = &f->notes[kind];
+	if (!n->count)
+		return;
+	if (f->info.note_count == RT_FLOW_MAX_NOTES) {
+		f->info.notes_dropped++;
+		return;
+	}
+	note_text(f->info.notes[f->info.note_count++], RT_FLOW_NOTE_BYTES, kind, n);
 }
 
 static void render_pmtu_notes(struct rt_checker *c, struct flow *f)

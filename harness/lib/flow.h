@@ -75,6 +75,49 @@ enum nak_pending {
 	NAK_SEQ,
 };
 
+/*
+ * Something the responder owes for a request the capture shows: an answer
+ * (a NAK, a re-ACK), or silence for a request it must drop. It stays owed
+ * until an answer settles it, rightly or wrongly, or the capture ends.
+ */
+struct owed_response {
+	bool owed;
+	uint32_t psn;		/* the PSN the answer must carry, or must not cover */
+	uint64_t frame;		/* the request that made it owed */
+};
+
+static inline bool is_owed(const struct owed_response *o)
+{
+	return o->owed;
+}
+
+/*
+ * Owed from this request on, replacing what was owed. Where the first
+ * request is the one to name (the first ahead of epsn, the first
+ * duplicate), the caller tests is_owed() first.
+ */
+static inline void owe(struct owed_response *o, uint32_t psn, uint64_t frame)
+{
+	*o = (struct owed_response){ .owed = true, .psn = psn, .frame = frame };
+}
+
+static inline void settle(struct owed_response *o)
+{
+	o->owed = false;
+}
+
+/* Owed for exactly this PSN. */
+static inline bool owed_for(const struct owed_response *o, uint32_t psn)
+{
+	return o->owed && o->psn == psn;
+}
+
+/* Owed for a PSN an answer covering every PSN up to `upto` reaches. */
+static inline bool owed_upto(const struct owed_response *o, uint32_t upto)
+{
+	return o->owed && rt_psn_diff(upto, o->psn) >= 0;
+}
+
 /* Things a flow notes about the capture (not the endpoints), rendered at the end. */
 enum flow_note {
 	NOTE_STARTS_MID_MESSAGE,
@@ -174,18 +217,13 @@ struct stream {
 	uint32_t epsn_slack;	/* after a READ of unknown PMTU: epsn may be up to this much later */
 	bool nak_sent;		/* a NAK sequence error is out; silent until epsn arrives */
 	uint32_t nak_sent_psn;
-	bool nak_due;		/* a request ahead of epsn arrived: a NAK sequence error is owed */
-	uint32_t nak_due_psn;
-	uint64_t nak_due_frame;
-	bool dup_due;		/* a duplicate SEND/WRITE arrived: a re-ACK with epsn - 1 is owed */
-	uint32_t dup_psn;
-	uint64_t dup_frame;
-	bool invalid_due;	/* an opcode or length violation: a NAK invalid request is owed */
-	uint32_t invalid_psn;
-	uint64_t invalid_frame;
-	bool icrc_due;		/* a request with a bad ICRC: must be neither ACKed nor NAKed */
-	uint32_t icrc_psn;
-	uint64_t icrc_frame;
+	/* What the responder owes; any of the four can be owed at once. */
+	struct {
+		struct owed_response nak_seq;	/* a request ahead of epsn arrived: a NAK sequence error for epsn */
+		struct owed_response reack;	/* a duplicate SEND/WRITE arrived: a re-ACK with epsn - 1 */
+		struct owed_response nak_invalid; /* an opcode or length violation: a NAK invalid request */
+		struct owed_response silence;	/* a request with a bad ICRC: must be neither ACKed nor NAKed */
+	} owes;
 
 	struct ackreq ackreqs[ACKREQ_SLOTS];
 	uint32_t ackreq_head, ackreq_count;
@@ -235,11 +273,10 @@ struct checker_env {
 	int64_t last_ts_ns;	/* newest timestamp in the capture so far */
 };
 
-/* check_flow.c: the SEQ/RSP/REQ rules. */
+/* check_flow.c: the SEQ/RSP/REQ rules (check_seq.c, check_rsp.c, check_req.c; check_flow.h). */
 void flow_check_packet(struct checker_env *env, struct flow *f, struct pkt_ctx *pc);
 void flow_finish(struct checker_env *env, struct flow *f);
 void flow_note(struct flow *f, enum flow_note kind, uint64_t frame, uint32_t psn, uint32_t detail);
-void flow_render_notes(struct flow *f);
 void flow_free_state(struct flow *f);
 /* The PMTU that governs what `side` sends: given, inferred, or 0. */
 uint32_t flow_side_pmtu(const struct checker_env *env, const struct flow *f, int side);

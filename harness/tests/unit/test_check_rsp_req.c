@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RSP and REQ rules of the flow checker (rules.md, wire-facts.md
- * "Reliable-connection behaviour"): for each rule a packet sequence that
- * breaks it, asserted at the exact frame with nothing else reported, and
- * near misses that come close and must stay clean (or "not evaluated" where
- * the rule needs configuration or the capture ends before the evidence).
+ * RSP and REQ rules of the flow checker (check_rsp.c, check_req.c;
+ * rules.md, wire-facts.md "Reliable-connection behaviour"): for each rule a
+ * packet sequence that breaks it, asserted at the exact frame with nothing
+ * else reported, and near misses that come close and must stay clean (or
+ * "not evaluated" where the rule needs configuration or the capture ends
+ * before the evidence).
  *
  * A is the requester (stream 0), B the responder, unless a test says so.
  * AETH MSNs in every sequence are the responder's true count of completed

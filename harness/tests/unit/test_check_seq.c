@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * SEQ rules and flow-level behaviour of the checker (checker.c,
- * check_flow.c). For each rule: packet sequences that break it, each
- * reported at the exact frame with nothing else reported, and near misses
- * that look like a break but are legal. Then how flows are formed and noted
- * (pairing, PMTU inference, captures that start or end mid-message, UD, CNP),
- * and the shared real captures, which must give no error.
+ * check_flow.c, check_seq.c). For each rule: packet sequences that break
+ * it, each reported at the exact frame with nothing else reported, and near
+ * misses that look like a break but are legal. Then how flows are formed
+ * and noted (pairing, PMTU inference, captures that start or end
+ * mid-message, UD, CNP), and the shared real captures, which must give no
+ * error.
  *
  * Sequences come from flow_seq.h: A (side 0, the requester unless a test says
  * otherwise) and B exchange built packets with valid ICRCs. Every Last/Only
