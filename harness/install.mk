@@ -1,4 +1,4 @@
-# Installing rocetest the conventional way (issue 11, item 3): `make install`
+# Installing rocetest the conventional way: `make install`
 # and `make uninstall`, PREFIX (default /usr/local) and DESTDIR honoured
 # everywhere, and `make man`.
 #

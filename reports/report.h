@@ -41,8 +41,8 @@ struct rt_report_file {
 
 /*
  * Each writes the report of n checked captures to out and returns 0, or -1
- * when writing failed (errno set). JSON: with one capture, the object the
- * issue defines ({"file", "packets", ...}); with several,
+ * when writing failed (errno set). JSON: with one capture, one object
+ * ({"file", "packets", ...}); with several,
  * {"files": [object, ...], "summary": {"errors", "warnings"}}.
  */
 int rt_report_json(const struct rt_report_file *files, size_t n, FILE *out);

@@ -32,11 +32,11 @@ out=$4
 bytes_spec=${BENCH_BYTES:-1G}
 strict=${BENCH_STRICT:-0}
 
-# Targets from the issue: rocetest icrc over the whole capture on one core.
+# Targets: rocetest icrc over the whole capture on one core.
 TARGET_GBPS=4
 TARGET_VS_TSHARK=100
 REFERENCE="rocetest icrc"
-# Target from the issue: `rocetest gen` at least 1000 times faster than scapy
+# Target: `rocetest gen` at least 1000 times faster than scapy
 # (packets per second, building the same packets).
 TARGET_GEN_VS_SCAPY=1000
 here=$(dirname "$0")
@@ -330,7 +330,7 @@ if tshark:
     targets.append({"target": "%s >= %sx faster than tshark" % (reference, t_tshark),
                     "value": tshark["rocetest_icrc_speedup"],
                     "pass": tshark["rocetest_icrc_speedup"] >= float(t_tshark)})
-# `rocetest check` (issue "Conformance checker"): 1 GB/s, 50x tshark, under 64 MiB whatever the size.
+# `rocetest check`: 1 GB/s, 50x tshark, under 64 MiB whatever the size.
 check = next((r for r in rows if r["tool"] == "rocetest check"), None)
 if check:
     targets.append({"target": "rocetest check >= 1 GB/s", "value": check["gb_per_s"], "pass": check["gb_per_s"] >= 1})
@@ -341,7 +341,7 @@ for m in rss:
     mib = m["peak_rss_kib"] / 1024
     targets.append({"target": "rocetest check peak RSS < 64 MiB (%.1f GB capture)" % (m["bytes"] / 1e9),
                     "value": mib, "pass": mib < 64})
-# Generation (issue: `rocetest gen` >= 1000x scapy building the same packets), per scenario:
+# Generation (`rocetest gen` >= 1000x scapy building the same packets), per scenario:
 # the rows of `rocetest gen` into a file and into /dev/null, and scapy's rebuild of the first frames.
 gen_rows = [json.loads(l) for l in open(gen_rows_file)]
 gen_scapy = [json.loads(l) for l in open(gen_scapy_file)]

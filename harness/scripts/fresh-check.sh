@@ -65,12 +65,16 @@ STEP="setting up"
 
 cleanup() {
 	local rc=$?
-	# Everything mounted below the root, deepest first, whatever the step.
-	if [ -d "$ROOT" ]; then
+	# Everything mounted below the root, deepest first, whatever the step;
+	# again for a few seconds while an interrupted mmdebstrap tears down its own.
+	local try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		findmnt -rn -o TARGET | grep -qF "$ROOT/" || break
 		findmnt -rn -o TARGET | grep -F "$ROOT/" | sort -r | while read -r m; do
 			umount -l "$m" 2>/dev/null || true
 		done
-	fi
+		sleep 1
+	done
 	if findmnt -rn -o TARGET | grep -qF "$ROOT/"; then
 		echo "fresh-check: could not unmount everything under $ROOT; left in place" >&2
 	elif [ "$KEEP" -eq 1 ]; then

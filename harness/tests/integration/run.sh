@@ -64,9 +64,9 @@ command -v tshark >/dev/null 2>&1 || missing_tshark="tshark is not installed"
 command -v editcap >/dev/null 2>&1 || missing_editcap="editcap (Wireshark) is not installed"
 command -v xmllint >/dev/null 2>&1 || missing_xmllint="xmllint is not installed (libxml2-utils)"
 command -v chromium >/dev/null 2>&1 || missing_chromium="chromium is not installed"
-# The unit test binary beside rocetest writes the sample run whose reports section 6 checks.
+# The unit test binary beside rocetest writes the sample run whose reports section 7 checks.
 UNIT_TESTS=$(dirname "$ROCETEST")/unit-tests
-# rocetest run --dut sim loads the model from build/dut/w512/ beside build/bin/ (section 9).
+# rocetest run --dut sim loads the model from build/dut/w512/ beside build/bin/ (section 10).
 MODEL=$(dirname "$(dirname "$ROCETEST")")/dut/w512/libroce_dut_sim.so
 if [ ! -x "$PY" ]; then
 	missing_scapy="$PY not found"
@@ -185,7 +185,7 @@ fi
 # summary: the closing line (and, in the check tier, what was left to make test).
 summary() {
 	if [ "$TIER" = check ]; then
-		echo "# tier check: $deferred tests and sections 1, 2, 8 and 9 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
+		echo "# tier check: $deferred tests and sections 1, 2, 9 and 10 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
 	fi
 	echo "integration: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
@@ -712,8 +712,8 @@ if [ -n "$crafted_ok" ]; then
 	check "check: a capture starting mid-message is a flow note, not a violation"
 fi
 
-# ==================================================== 6. reports of rocetest check
-echo "# 6. rocetest check and rocetest run reports: JSON shape, JUnit against junit.xsd, self-contained HTML rendered by Chromium"
+# ==================================================== 7. reports of rocetest check
+echo "# 7. rocetest check and rocetest run reports: JSON shape, JUnit against junit.xsd, self-contained HTML rendered by Chromium"
 # The reports and screenshots stay beside the binary's build directory for a person to look at
 # (the screenshots: rxe-rdma_read_bw.pcap.png, rxe-lab-loss5_req_write_bw_s16384.pcap.png, ...).
 REPORTS=$(dirname "$(dirname "$ROCETEST")")/test-reports
@@ -736,8 +736,8 @@ if needs "run reports" python xmllint chromium unit; then
 	run_tap "run reports" "$PY" "$HERE/run_report_check.py" "$UNIT_TESTS" "$HERE/junit.xsd" "$REPORTS/run-sample"
 fi
 
-# ==================================================== 7. golden vectors
-echo "# 7. golden vectors: regeneration is byte-identical; rocetest check agrees with every expectation"
+# ==================================================== 8. golden vectors
+echo "# 8. golden vectors: regeneration is byte-identical; rocetest check agrees with every expectation"
 if needs "vectors" rocetest python; then
 	if bash harness/scripts/make-vectors.sh "$ROCETEST" "$TMP/vectors" >"$TMP/mv.out" 2>&1; then
 		diffs=()
@@ -770,14 +770,14 @@ fi
 
 [ "$TIER" = check ] && { summary; exit; }
 
-# ==================================================== 8. golden vectors, independently
-echo "# 8. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
+# ==================================================== 9. golden vectors, independently
+echo "# 9. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
 if needs "vectors: independent cross-check" tshark python; then
 	run_tap "vectors: independent cross-check" "$PY" "$HERE/vectors_crosscheck.py" vectors
 fi
 
-# ==================================================== 9. rocetest run against the model
-echo "# 9. rocetest run against the FPGA endpoint's Verilator model: reports, captures re-checked (rocetest check, tshark, zlib.crc32), determinism, usage errors, mutants"
+# ==================================================== 10. rocetest run against the model
+echo "# 10. rocetest run against the FPGA endpoint's Verilator model: reports, captures re-checked (rocetest check, tshark, zlib.crc32), determinism, usage errors, mutants"
 # run_check.py: the quick suite with --report; summary.json, junit.xml, every capture; the psn suite again.
 if needs "run: rocetest run --dut sim --suite quick" model python tshark xmllint; then
 	run_tap "run: rocetest run --dut sim --suite quick" "$PY" "$HERE/run_check.py" run "$ROCETEST" "$HERE/junit.xsd" "$TMP/run"
