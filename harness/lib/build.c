@@ -104,16 +104,9 @@ static void write_ext(uint8_t *b, enum rt_ext_header h, const struct rt_ext *e)
 	}
 }
 
-size_t rt_build(const struct rt_build_spec *s, uint8_t *buf, size_t cap)
+/* Ethernet header and VLAN tags; returns where the network header starts. */
+static size_t write_ethernet(uint8_t *b, const struct rt_build_spec *s, bool v1, bool v6)
 {
-	size_t len = rt_build_frame_len(s);
-	if (len > cap || len > 0xFFFF + ETH_HEADER_BYTES)
-		return 0;
-	bool v1 = s->roce_version == 1;
-	bool v6 = v1 || s->ip_version == 6;
-	uint8_t *b = buf;
-
-	/* Ethernet and VLAN tags. */
 	memcpy(b, s->dst_mac, 6);
 	memcpy(b + 6, s->src_mac, 6);
 	size_t off = 12;
@@ -126,52 +119,52 @@ size_t rt_build(const struct rt_build_spec *s, uint8_t *buf, size_t cap)
 		off += VLAN_TAG_BYTES;
 	}
 	rt_put_be16(b + off, v1 ? RT_ETHERTYPE_ROCEV1 : v6 ? 0x86DD : 0x0800);
-	off += 2;
+	return off + 2;
+}
 
-	/* Network header; lengths count from here to the ICRC's end. */
-	size_t l3_off = off;
-	size_t l3_len = len - l3_off;
-	uint8_t *ip = b + l3_off;
-	if (v6) {
-		ip[0] = (uint8_t)(0x60 | (s->tos >> 4));
-		ip[1] = (uint8_t)((s->tos << 4) | ((s->flow_label >> 16) & 0x0F));
-		rt_put_be16(ip + 2, (uint16_t)s->flow_label);
-		rt_put_be16(ip + 4, (uint16_t)(l3_len - IPV6_HEADER_BYTES));
-		ip[6] = v1 ? RT_GRH_NEXT_HEADER_BTH : 17;
-		ip[7] = s->ttl;
-		memcpy(ip + 8, s->src_ip, 16);
-		memcpy(ip + 24, s->dst_ip, 16);
-		off += IPV6_HEADER_BYTES;
-	} else {
-		ip[0] = 0x45;
-		ip[1] = s->tos;
-		rt_put_be16(ip + 2, (uint16_t)l3_len);
-		rt_put_be16(ip + 4, s->ip_id);
-		rt_put_be16(ip + 6, s->ip_df ? 0x4000 : 0);
-		ip[8] = s->ttl;
-		ip[9] = 17;
-		ip[10] = ip[11] = 0;
-		memcpy(ip + 12, s->src_ip, 4);
-		memcpy(ip + 16, s->dst_ip, 4);
-		uint16_t c = rt_ipv4_header_checksum(ip, IPV4_HEADER_BYTES);
-		rt_put_be16(ip + 10, s->corrupt_ip_checksum ? (uint16_t)~c : c);
-		off += IPV4_HEADER_BYTES;
-	}
+/* The IPv6 header (RoCE v1's GRH too); l3_len counts from it to the ICRC's end. */
+static void write_ipv6(uint8_t *ip, const struct rt_build_spec *s, size_t l3_len, bool v1)
+{
+	ip[0] = (uint8_t)(0x60 | (s->tos >> 4));
+	ip[1] = (uint8_t)((s->tos << 4) | ((s->flow_label >> 16) & 0x0F));
+	rt_put_be16(ip + 2, (uint16_t)s->flow_label);
+	rt_put_be16(ip + 4, (uint16_t)(l3_len - IPV6_HEADER_BYTES));
+	ip[6] = v1 ? RT_GRH_NEXT_HEADER_BTH : 17;
+	ip[7] = s->ttl;
+	memcpy(ip + 8, s->src_ip, 16);
+	memcpy(ip + 24, s->dst_ip, 16);
+}
 
-	size_t udp_off = off;
-	if (!v1) {
-		rt_put_be16(b + off, s->udp_sport);
-		rt_put_be16(b + off + 2, s->udp_dport ? s->udp_dport : RT_ROCEV2_UDP_PORT);
-		rt_put_be16(b + off + 4, (uint16_t)(len - off));
-		rt_put_be16(b + off + 6, 0);
-		off += UDP_HEADER_BYTES;
-	}
+static void write_ipv4(uint8_t *ip, const struct rt_build_spec *s, size_t l3_len)
+{
+	ip[0] = 0x45;
+	ip[1] = s->tos;
+	rt_put_be16(ip + 2, (uint16_t)l3_len);
+	rt_put_be16(ip + 4, s->ip_id);
+	rt_put_be16(ip + 6, s->ip_df ? 0x4000 : 0);
+	ip[8] = s->ttl;
+	ip[9] = 17;
+	ip[10] = ip[11] = 0;
+	memcpy(ip + 12, s->src_ip, 4);
+	memcpy(ip + 16, s->dst_ip, 4);
+	uint16_t c = rt_ipv4_header_checksum(ip, IPV4_HEADER_BYTES);
+	rt_put_be16(ip + 10, s->corrupt_ip_checksum ? (uint16_t)~c : c);
+}
 
-	/* BTH and the extension headers, in the table's order. */
-	size_t bth_off = off;
-	unsigned pad = pad_of(s);
-	write_bth(b + off, &s->bth, pad);
-	off += RT_BTH_BYTES;
+/* Checksum 0: none, unless rt_build fills it in at the end (it covers the ICRC). */
+static void write_udp(uint8_t *u, const struct rt_build_spec *s, size_t udp_len)
+{
+	rt_put_be16(u, s->udp_sport);
+	rt_put_be16(u + 2, s->udp_dport ? s->udp_dport : RT_ROCEV2_UDP_PORT);
+	rt_put_be16(u + 4, (uint16_t)udp_len);
+	rt_put_be16(u + 6, 0);
+}
+
+/* BTH and the extension headers, in the table's order; returns the bytes written. */
+static size_t write_transport_headers(uint8_t *b, const struct rt_build_spec *s, unsigned pad)
+{
+	write_bth(b, &s->bth, pad);
+	size_t off = RT_BTH_BYTES;
 	uint8_t ext = ext_of(s);
 	for (unsigned i = 0; i < RT_EXT_COUNT; i++) {
 		enum rt_ext_header h = (enum rt_ext_header)(1u << i);
@@ -180,31 +173,69 @@ size_t rt_build(const struct rt_build_spec *s, uint8_t *buf, size_t cap)
 			off += rt_ext_header_bytes(h);
 		}
 	}
+	return off;
+}
 
+/* Payload (zeros without one) and pad; returns the bytes written. */
+static size_t write_payload(uint8_t *b, const struct rt_build_spec *s, unsigned pad)
+{
 	if (s->payload)
-		memcpy(b + off, s->payload, s->payload_len);
+		memcpy(b, s->payload, s->payload_len);
 	else
-		memset(b + off, 0, s->payload_len);
-	off += s->payload_len;
-	memset(b + off, s->pad_byte, pad);
-	off += pad;
+		memset(b, 0, s->payload_len);
+	memset(b + s->payload_len, s->pad_byte, pad);
+	return s->payload_len + pad;
+}
 
+static void write_icrc(uint8_t *b, const struct rt_build_spec *s, size_t l3_off, size_t bth_off, size_t icrc_off,
+		       bool v1, bool v6)
+{
 	struct rt_icrc_layout layout = {
 		.l3_off = (uint32_t)l3_off,
 		.l3_hdr_len = v6 ? IPV6_HEADER_BYTES : IPV4_HEADER_BYTES,
 		.ip_version = v6 ? 6 : 4,
 		.roce_version = v1 ? 1 : 2,
 		.bth_off = (uint32_t)bth_off,
-		.icrc_off = (uint32_t)off,
+		.icrc_off = (uint32_t)icrc_off,
 	};
 	uint32_t icrc = rt_icrc_compute_layout(b, &layout);
-	rt_icrc_store(b, (uint32_t)off, s->corrupt_icrc ? icrc ^ 1u : icrc);
+	rt_icrc_store(b, (uint32_t)icrc_off, s->corrupt_icrc ? icrc ^ 1u : icrc);
+}
+
+static void write_udp_checksum(uint8_t *b, size_t len, size_t udp_off)
+{
+	struct rt_packet p;
+	if (rt_parse(&p, RT_LINK_ETHERNET, b, (uint32_t)len, (uint32_t)len) == RT_PARSE_ROCE)
+		rt_put_be16(b + udp_off + 6, rt_udp_checksum(&p));
+}
+
+size_t rt_build(const struct rt_build_spec *s, uint8_t *buf, size_t cap)
+{
+	size_t len = rt_build_frame_len(s);
+	if (len > cap || len > 0xFFFF + ETH_HEADER_BYTES)
+		return 0;
+	bool v1 = s->roce_version == 1;
+	bool v6 = v1 || s->ip_version == 6;
+
+	/* The network header's and UDP's lengths count from their start to the ICRC's end. */
+	size_t l3_off = write_ethernet(buf, s, v1, v6);
+	if (v6)
+		write_ipv6(buf + l3_off, s, len - l3_off, v1);
+	else
+		write_ipv4(buf + l3_off, s, len - l3_off);
+	size_t udp_off = l3_off + (v6 ? IPV6_HEADER_BYTES : IPV4_HEADER_BYTES);
+	size_t bth_off = udp_off;
+	if (!v1) {
+		write_udp(buf + udp_off, s, len - udp_off);
+		bth_off += UDP_HEADER_BYTES;
+	}
+	unsigned pad = pad_of(s);
+	size_t payload_off = bth_off + write_transport_headers(buf + bth_off, s, pad);
+	size_t icrc_off = payload_off + write_payload(buf + payload_off, s, pad);
+	write_icrc(buf, s, l3_off, bth_off, icrc_off, v1, v6);
 
 	/* The UDP checksum covers the ICRC bytes, so it comes last. */
-	if (!v1 && s->udp_checksum) {
-		struct rt_packet p;
-		if (rt_parse(&p, RT_LINK_ETHERNET, b, (uint32_t)len, (uint32_t)len) == RT_PARSE_ROCE)
-			rt_put_be16(b + udp_off + 6, rt_udp_checksum(&p));
-	}
+	if (!v1 && s->udp_checksum)
+		write_udp_checksum(buf, len, udp_off);
 	return len;
 }

@@ -142,10 +142,59 @@ struct rt_capture *rt_capture_fopen(FILE *f, const char *name, struct rt_error *
 	return open_stream(f, name, NULL, err);
 }
 
+/* How the frames will be read, chosen before libpcap opens the stream. */
+static void choose_reader(struct rt_capture *c, const struct rt_capture_options *opts)
+{
+	int fd = fileno(c->file);
+	/*
+	 * A classic pcap in a regular file is read by pcap_records (no copy per
+	 * frame); libpcap still opens it, to validate the header.
+	 */
+	bool libpcap_only = opts && opts->libpcap_only;
+	if (!libpcap_only && c->size && fd >= 0)
+		c->direct = pcap_records_open(&c->records, fd);
+
+	/* A bigger stdio buffer only pays off for a stream backed by a descriptor libpcap reads. */
+	if (!c->direct && fd >= 0) {
+		c->buffer = malloc(READ_BUFFER_BYTES);
+		if (c->buffer)
+			setvbuf(c->file, c->buffer, _IOFBF, READ_BUFFER_BYTES);
+		/*
+		 * A fresh stream does not know its file offset, and glibc's ftello()
+		 * then asks the kernel (lseek) on every call: one syscall per frame
+		 * through rt_capture_offset(). One seek that does not move makes
+		 * stdio track the offset itself. Regular files only (pipes cannot seek).
+		 */
+		if (c->size)
+			fseeko(c->file, 0, SEEK_CUR);
+	}
+}
+
+/* libpcap opens the stream (validating its header) and names the link type, which must be one we decode. */
+static int open_libpcap(struct rt_capture *c, bool is_stdin, struct rt_error *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	c->pcap = pcap_fopen_offline_with_tstamp_precision(c->file, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!c->pcap) {
+		explain_open_failure(c->path, is_stdin ? NULL : c->file, errbuf, err);
+		return -1;
+	}
+	/* pcap_close() closes the FILE now; stdin included, which is what we want. */
+	c->dlt = pcap_datalink(c->pcap);
+	if (!link_from_dlt(c->dlt, &c->link)) {
+		const char *dlt_name = pcap_datalink_val_to_name(c->dlt);
+		rt_error_set(err, "%s: link type %d (%s) is not supported; rocetest reads Ethernet, Linux cooked "
+			     "(SLL, SLL2) and raw IP captures", c->path, c->dlt, dlt_name ? dlt_name : "unknown");
+		return -1;
+	}
+	if (c->direct)
+		c->records.snaplen = (uint32_t)pcap_snapshot(c->pcap);
+	return 0;
+}
+
 static struct rt_capture *open_stream(FILE *f, const char *name, const struct rt_capture_options *opts,
 				      struct rt_error *err)
 {
-	char errbuf[PCAP_ERRBUF_SIZE] = "";
 	bool is_stdin = f == stdin;
 	struct rt_capture *c = calloc(1, sizeof *c);
 	if (!c) {
@@ -164,44 +213,9 @@ static struct rt_capture *open_stream(FILE *f, const char *name, const struct rt
 			goto fail;
 		}
 	}
-	/*
-	 * A classic pcap in a regular file is read by pcap_records (no copy per
-	 * frame); libpcap still opens it below, to validate the header.
-	 */
-	bool libpcap_only = opts && opts->libpcap_only;
-	if (!libpcap_only && c->size && fileno(f) >= 0)
-		c->direct = pcap_records_open(&c->records, fileno(f));
-
-	/* A bigger stdio buffer only pays off for a stream backed by a descriptor libpcap reads. */
-	if (!c->direct && fileno(f) >= 0) {
-		c->buffer = malloc(READ_BUFFER_BYTES);
-		if (c->buffer)
-			setvbuf(c->file, c->buffer, _IOFBF, READ_BUFFER_BYTES);
-		/*
-		 * A fresh stream does not know its file offset, and glibc's ftello()
-		 * then asks the kernel (lseek) on every call: one syscall per frame
-		 * through rt_capture_offset(). One seek that does not move makes
-		 * stdio track the offset itself. Regular files only (pipes cannot seek).
-		 */
-		if (c->size)
-			fseeko(c->file, 0, SEEK_CUR);
-	}
-
-	c->pcap = pcap_fopen_offline_with_tstamp_precision(c->file, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-	if (!c->pcap) {
-		explain_open_failure(name, is_stdin ? NULL : c->file, errbuf, err);
+	choose_reader(c, opts);
+	if (open_libpcap(c, is_stdin, err))
 		goto fail;
-	}
-	/* pcap_close() closes the FILE now; stdin included, which is what we want. */
-	c->dlt = pcap_datalink(c->pcap);
-	if (!link_from_dlt(c->dlt, &c->link)) {
-		const char *dlt_name = pcap_datalink_val_to_name(c->dlt);
-		rt_error_set(err, "%s: link type %d (%s) is not supported; rocetest reads Ethernet, Linux cooked "
-			     "(SLL, SLL2) and raw IP captures", name, c->dlt, dlt_name ? dlt_name : "unknown");
-		goto fail;
-	}
-	if (c->direct)
-		c->records.snaplen = (uint32_t)pcap_snapshot(c->pcap);
 	return c;
 fail:
 	rt_capture_close(c);

@@ -429,23 +429,17 @@ static uint8_t message_opcode(enum rt_wr_opcode op, uint32_t idx, uint32_t n)
 	return imm ? RT_OP_SEND_LAST_IMM : inv ? RT_OP_SEND_LAST_INV : RT_OP_SEND_LAST;
 }
 
-/* A SEND or WRITE packet (RC, UC) or a UD SEND, with the bugs that belong to such packets. */
-static void build_message_packet(struct rt_qp *qp, const struct wqe *w, uint32_t idx, uint32_t psn, bool resend,
-				 struct qp_frame *f)
+/* Opcode and headers of a SEND or WRITE packet (UD: a SEND Only and its DETH); returns the opcode's info. */
+static const struct rt_opcode_info *message_headers(struct rt_qp *qp, const struct wqe *w, uint32_t idx, uint32_t psn,
+						    bool resend, struct qp_frame *f)
 {
 	const struct rt_send_wr *wr = &w->wr;
-	uint32_t pmtu = qp->cfg.pmtu;
-	uint32_t off = idx * pmtu;
-	uint32_t len = wr->length ? (wr->length - off < pmtu ? wr->length - off : pmtu) : 0;
-	uint8_t rc_op;
 	if (qp->cfg.transport == RT_TRANSPORT_UD) {
-		rc_op = wr->opcode == RT_WR_SEND_IMM ? RT_OP_UD_SEND_ONLY_IMM : RT_OP_UD_SEND_ONLY;
-		qp_frame_init(qp, f, rc_op, psn);
+		qp_frame_init(qp, f, wr->opcode == RT_WR_SEND_IMM ? RT_OP_UD_SEND_ONLY_IMM : RT_OP_UD_SEND_ONLY, psn);
 		f->spec.ext.deth.qkey = qp->cfg.qkey;
 		f->spec.ext.deth.src_qp = qp->cfg.qpn;
 	} else {
-		rc_op = message_opcode(wr->opcode, idx, w->npkts);
-		qp_frame_init(qp, f, qp_opcode(qp, rc_op), psn);
+		qp_frame_init(qp, f, qp_opcode(qp, message_opcode(wr->opcode, idx, w->npkts)), psn);
 	}
 	const struct rt_opcode_info *info = rt_opcode_info(f->spec.bth.opcode);
 	struct rt_ext *ext = &f->spec.ext;
@@ -460,23 +454,46 @@ static void build_message_packet(struct rt_qp *qp, const struct wqe *w, uint32_t
 			f->bug = RT_BUG_RETH_LENGTH;
 		}
 	}
-	const uint8_t *data = qp->mem + wr->local_offset + off;
-	if (!resend && info->position == RT_POS_FIRST) {
+	return info;
+}
+
+/*
+ * The misbehaviours of a packet's opcode sequence, in its first transmission
+ * only: a short First, a Middle where a SEND's First belongs, a SEND inside a
+ * WRITE. info is the opcode's before them. Returns the payload length.
+ */
+static uint32_t sequence_bugs(struct rt_qp *qp, const struct rt_opcode_info *info, uint32_t len, struct qp_frame *f)
+{
+	if (info->position == RT_POS_FIRST) {
 		if (qp_bug_now(qp, RT_BUG_SHORT_FIRST)) {
-			len = pmtu / 2;
+			len = qp->cfg.pmtu / 2;
 			f->bug = RT_BUG_SHORT_FIRST;
 		} else if (info->family == RT_FAMILY_SEND && qp_bug_now(qp, RT_BUG_NO_FIRST)) {
 			f->spec.bth.opcode = qp_opcode(qp, RT_OP_SEND_MIDDLE);
 			f->bug = RT_BUG_NO_FIRST;
 		}
 	}
-	if (!resend && info->family == RT_FAMILY_WRITE &&
-	    (info->position == RT_POS_MIDDLE || info->position == RT_POS_LAST) &&
+	if (info->family == RT_FAMILY_WRITE && (info->position == RT_POS_MIDDLE || info->position == RT_POS_LAST) &&
 	    qp_bug_now(qp, RT_BUG_INTERLEAVE)) {
 		/* A SEND Only goes out where the WRITE's next packet belongs. */
 		f->spec.bth.opcode = qp_opcode(qp, RT_OP_SEND_ONLY);
 		f->bug = RT_BUG_INTERLEAVE;
 	}
+	return len;
+}
+
+/* A SEND or WRITE packet (RC, UC) or a UD SEND, with the bugs that belong to such packets. */
+static void build_message_packet(struct rt_qp *qp, const struct wqe *w, uint32_t idx, uint32_t psn, bool resend,
+				 struct qp_frame *f)
+{
+	const struct rt_send_wr *wr = &w->wr;
+	uint32_t pmtu = qp->cfg.pmtu;
+	uint32_t off = idx * pmtu;
+	uint32_t len = wr->length ? (wr->length - off < pmtu ? wr->length - off : pmtu) : 0;
+	const struct rt_opcode_info *info = message_headers(qp, w, idx, psn, resend, f);
+	const uint8_t *data = qp->mem + wr->local_offset + off;
+	if (!resend)
+		len = sequence_bugs(qp, info, len, f);
 	if (resend && len && qp_bug_now(qp, RT_BUG_RETRANSMIT_ALTER)) {
 		memcpy(qp->scratch, data, len);
 		qp->scratch[0] ^= 0xFF;
@@ -527,6 +544,54 @@ static bool wants_ack(struct rt_qp *qp, uint8_t opcode)
 	return false;
 }
 
+/* New PSNs wait for room in the window, and a new READ or atomic for max_rd_atomic; a resend does not. */
+static bool room_for(const struct rt_qp *qp, const struct wqe *w, uint32_t psn, bool rd_atomic)
+{
+	const struct requester *r = &qp->req;
+	if (!reliable(qp) || psn_was_sent(r, psn))
+		return true;
+	uint32_t in_flight = (uint32_t)rt_psn_diff(r->max_sent, r->una);
+	if (in_flight >= qp->cfg.window)
+		return false;
+	return w->started || !rd_atomic || r->rd_atomic_out < qp->cfg.max_rd_atomic;
+}
+
+/* The WQE's first transmission gives it its PSNs, from psn. Returns true if the skip-psn bug moved them on by one. */
+static bool start_wqe(struct rt_qp *qp, struct wqe *w, uint32_t psn, bool rd_atomic)
+{
+	struct requester *r = &qp->req;
+	bool skipped = reliable(qp) && qp_bug_now(qp, RT_BUG_SKIP_PSN);
+	if (skipped)
+		psn = rt_psn_add(psn, 1);
+	w->started = true;
+	w->first_psn = psn;
+	w->npkts = qp->cfg.transport == RT_TRANSPORT_UD ? 1 : wqe_packets(qp, &w->wr);
+	r->next_new_psn = rt_psn_add(psn, (int32_t)w->npkts);
+	if (rd_atomic)
+		r->rd_atomic_out++;
+	return skipped;
+}
+
+/* Moves the cursor past the packet just sent at psn: a READ request stands for all its responses' PSNs. */
+static void advance_cursor(struct rt_qp *qp, struct wqe *w, uint32_t psn, bool rd_atomic)
+{
+	struct requester *r = &qp->req;
+	uint32_t span = rd_atomic ? w->npkts - r->cur_pkt : 1;
+	uint32_t end = rt_psn_add(psn, (int32_t)span);
+	if (!r->any_sent || rt_psn_diff(end, r->max_sent) > 0)
+		r->max_sent = end;
+	r->any_sent = true;
+	if (rd_atomic || ++r->cur_pkt == w->npkts) {
+		r->cur++;
+		r->cur_pkt = 0;
+		/* Unreliable services complete a message once it is on the wire. */
+		if (!reliable(qp)) {
+			w->acked = true;
+			complete_head(qp);
+		}
+	}
+}
+
 bool req_next(struct rt_qp *qp, int64_t now, struct qp_frame *f)
 {
 	struct requester *r = &qp->req;
@@ -535,26 +600,12 @@ bool req_next(struct rt_qp *qp, int64_t now, struct qp_frame *f)
 	struct wqe *w = WQE(r, r->cur);
 	bool rd_atomic = is_rd_atomic(w->wr.opcode);
 	uint32_t psn = cursor_psn(r);
-	if (reliable(qp) && !psn_was_sent(r, psn)) {
-		/* New PSNs wait for room in the window; a resend of an outstanding one does not. */
-		uint32_t in_flight = (uint32_t)rt_psn_diff(r->max_sent, r->una);
-		if (in_flight >= qp->cfg.window)
-			return false;
-		if (!w->started && rd_atomic && r->rd_atomic_out >= qp->cfg.max_rd_atomic)
-			return false;
-	}
+	if (!room_for(qp, w, psn, rd_atomic))
+		return false;
 	bool skipped = false;
 	if (!w->started) {
-		if (reliable(qp) && qp_bug_now(qp, RT_BUG_SKIP_PSN)) {
-			psn = rt_psn_add(psn, 1);
-			skipped = true;
-		}
-		w->started = true;
-		w->first_psn = psn;
-		w->npkts = qp->cfg.transport == RT_TRANSPORT_UD ? 1 : wqe_packets(qp, &w->wr);
-		r->next_new_psn = rt_psn_add(psn, (int32_t)w->npkts);
-		if (rd_atomic)
-			r->rd_atomic_out++;
+		skipped = start_wqe(qp, w, psn, rd_atomic);
+		psn = w->first_psn;
 	}
 	uint32_t idx = r->cur_pkt;
 	bool resend = psn_was_sent(r, psn);
@@ -570,22 +621,7 @@ bool req_next(struct rt_qp *qp, int64_t now, struct qp_frame *f)
 	}
 	if (reliable(qp))
 		f->spec.bth.ack_req = wants_ack(qp, f->spec.bth.opcode);
-
-	/* Move the cursor: a READ request stands for all its responses' PSNs. */
-	uint32_t span = rd_atomic ? w->npkts - idx : 1;
-	uint32_t end = rt_psn_add(psn, (int32_t)span);
-	if (!r->any_sent || rt_psn_diff(end, r->max_sent) > 0)
-		r->max_sent = end;
-	r->any_sent = true;
-	if (rd_atomic || ++r->cur_pkt == w->npkts) {
-		r->cur++;
-		r->cur_pkt = 0;
-		/* Unreliable services complete a message once it is on the wire. */
-		if (!reliable(qp)) {
-			w->acked = true;
-			complete_head(qp);
-		}
-	}
+	advance_cursor(qp, w, psn, rd_atomic);
 	r->last_activity = now;
 	qp->stats.requests_sent++;
 	if (resend)

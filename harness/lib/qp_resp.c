@@ -231,6 +231,70 @@ static bool place_write(struct rt_qp *qp, const struct rt_packet *p)
 	return true;
 }
 
+/* A broken message: UC and UD drop it (the next First/Only starts afresh); RC NAKs it and stops. */
+static bool reject_message(struct rt_qp *qp, const struct rt_packet *p)
+{
+	if (qp->cfg.transport != RT_TRANSPORT_RC)
+		qp->resp.msg_family = RT_FAMILY_OTHER;
+	else
+		fatal(qp, NAK_INVALID_REQUEST, p->bth.psn);
+	return false;
+}
+
+/*
+ * Opcode sequence: a message opens with First/Only and goes on with
+ * Middle/Last of its family; and a payload length its position allows.
+ */
+static bool in_sequence(const struct rt_qp *qp, const struct rt_packet *p, bool starts)
+{
+	const struct responder *s = &qp->resp;
+	return starts == (s->msg_family == RT_FAMILY_OTHER) && (starts || p->op->family == s->msg_family) &&
+	       rt_payload_fits(p, qp->cfg.pmtu);
+}
+
+/* A WRITE's First/Only: its RETH must name memory the QP has. Returns false if refused. */
+static bool open_write(struct rt_qp *qp, const struct rt_packet *p)
+{
+	struct responder *s = &qp->resp;
+	const struct rt_reth *reth = &p->ext.reth;
+	if (!in_memory(qp, reth->va, reth->rkey, reth->dma_len) || reth->dma_len > (1u << 31)) {
+		if (qp->cfg.transport == RT_TRANSPORT_RC)
+			fatal(qp, NAK_REMOTE_ACCESS, p->bth.psn);
+		return false;
+	}
+	s->write_va = reth->va;
+	s->write_len = reth->dma_len;
+	return true;
+}
+
+/* take_recv for a message; without a buffer, RC owes an RNR NAK. Returns false if refused. */
+static bool recv_for_message(struct rt_qp *qp, const struct rt_packet *p)
+{
+	if (take_recv(qp))
+		return true;
+	if (qp->cfg.transport != RT_TRANSPORT_RC)
+		return false;
+	flush_ack(qp);
+	owe_ack(qp, SYNDROME_RNR(qp->cfg.min_rnr_timer), p->bth.psn);
+	qp->stats.rnr_naks_sent++;
+	/* Later requests in flight are dropped quietly until this PSN comes again. */
+	qp->resp.nak_sent = true;
+	return false;
+}
+
+/* The message's last packet is placed. A WRITE must have filled exactly what its RETH announced. */
+static bool finish_message(struct rt_qp *qp, const struct rt_packet *p)
+{
+	struct responder *s = &qp->resp;
+	if (p->op->family == RT_FAMILY_WRITE && s->msg_bytes != s->write_len)
+		return reject_message(qp, p);
+	if (s->recv_taken)
+		complete_recv(qp, p, RT_WC_SUCCESS);
+	s->msg_family = RT_FAMILY_OTHER;
+	s->msn = (s->msn + 1) & 0xFFFFFF;
+	return true;
+}
+
 /* A SEND or WRITE packet in order. Returns false if it was refused (NAK owed, nothing consumed). */
 static bool message_packet(struct rt_qp *qp, const struct rt_packet *p)
 {
@@ -238,74 +302,28 @@ static bool message_packet(struct rt_qp *qp, const struct rt_packet *p)
 	const struct rt_opcode_info *op = p->op;
 	bool starts = op->position == RT_POS_FIRST || op->position == RT_POS_ONLY;
 	bool ends = op->position == RT_POS_LAST || op->position == RT_POS_ONLY;
-	bool unreliable = qp->cfg.transport != RT_TRANSPORT_RC;
 
-	/* Opcode sequence: a message opens with First/Only and goes on with Middle/Last of its family. */
-	if (starts != (s->msg_family == RT_FAMILY_OTHER) || (!starts && op->family != s->msg_family) ||
-	    !rt_payload_fits(p, qp->cfg.pmtu)) {
-		if (unreliable) {
-			s->msg_family = RT_FAMILY_OTHER;	/* UC drops the broken message */
-			return false;
-		}
-		fatal(qp, NAK_INVALID_REQUEST, p->bth.psn);
+	if (!in_sequence(qp, p, starts))
+		return reject_message(qp, p);
+	if (starts && op->family == RT_FAMILY_WRITE && !open_write(qp, p))
 		return false;
-	}
-	if (starts && op->family == RT_FAMILY_WRITE) {
-		const struct rt_reth *reth = &p->ext.reth;
-		if (!in_memory(qp, reth->va, reth->rkey, reth->dma_len) || reth->dma_len > (1u << 31)) {
-			if (!unreliable)
-				fatal(qp, NAK_REMOTE_ACCESS, p->bth.psn);
-			return false;
-		}
-		s->write_va = reth->va;
-		s->write_len = reth->dma_len;
-	}
 	/* A SEND, and the immediate of a WRITE, need a receive buffer. */
-	if ((op->family == RT_FAMILY_SEND && starts) || (op->family == RT_FAMILY_WRITE && op->immediate)) {
-		if (!take_recv(qp)) {
-			if (unreliable)
-				return false;
-			flush_ack(qp);
-			owe_ack(qp, SYNDROME_RNR(qp->cfg.min_rnr_timer), p->bth.psn);
-			qp->stats.rnr_naks_sent++;
-			/* Later requests in flight are dropped quietly until this PSN comes again. */
-			s->nak_sent = true;
-			return false;
-		}
-	}
+	bool needs_recv = (op->family == RT_FAMILY_SEND && starts) || (op->family == RT_FAMILY_WRITE && op->immediate);
+	if (needs_recv && !recv_for_message(qp, p))
+		return false;
 	if (starts) {
 		s->msg_family = op->family;
 		s->msg_bytes = 0;
 	}
 	bool fits = op->family == RT_FAMILY_SEND ? place_send(qp, p) : place_write(qp, p);
 	if (!fits) {
-		if (unreliable) {
-			s->msg_family = RT_FAMILY_OTHER;
-			return false;
-		}
-		if (s->recv_taken && op->family == RT_FAMILY_SEND)
+		if (qp->cfg.transport == RT_TRANSPORT_RC && s->recv_taken && op->family == RT_FAMILY_SEND)
 			complete_recv(qp, p, RT_WC_LOCAL_LENGTH_ERROR);
-		fatal(qp, NAK_INVALID_REQUEST, p->bth.psn);
-		return false;
+		return reject_message(qp, p);
 	}
 	s->msg_bytes += p->payload_len;
 	qp->stats.bytes_placed += p->payload_len;
-	if (!ends)
-		return true;
-	/* The message is complete. A WRITE must have filled exactly what its RETH announced. */
-	if (op->family == RT_FAMILY_WRITE && s->msg_bytes != s->write_len) {
-		if (unreliable) {
-			s->msg_family = RT_FAMILY_OTHER;
-			return false;
-		}
-		fatal(qp, NAK_INVALID_REQUEST, p->bth.psn);
-		return false;
-	}
-	if (s->recv_taken)
-		complete_recv(qp, p, RT_WC_SUCCESS);
-	s->msg_family = RT_FAMILY_OTHER;
-	s->msn = (s->msn + 1) & 0xFFFFFF;
-	return true;
+	return ends ? finish_message(qp, p) : true;
 }
 
 static bool read_request(struct rt_qp *qp, const struct rt_packet *p)

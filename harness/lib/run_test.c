@@ -262,15 +262,80 @@ static uint8_t wr_opcode(const struct rt_run_spec *s, uint32_t i)
 	return n ? ops[i % n] : RT_DUT_WRITE;
 }
 
-/*
- * The WRs of every QP: native ones with random sources, destinations laid
- * out one after another (wrapping in the peer's memory), the generator's
- * as roce_txgen makes them. Expected statuses from the spec.
- */
-static int plan_work(struct runner *r, struct rt_error *err)
+/* The generator's WRs, as roce_txgen makes them: from the bottom of both memories. */
+static void plan_generator_wrs(struct runner *r, unsigned q, struct qp_side *side)
 {
 	const struct rt_run_spec *s = r->spec;
 	const struct rt_dut_info *info = &r->dut->info;
+	for (uint32_t k = 0; k < s->txmeta_n; k++) {
+		struct wr_entry *e = &side->wrs[side->n_wrs++];
+		uint8_t op = wr_opcode(s, q);
+		e->wr = (struct rt_dut_wr){ .qp = q, .opcode = op, .local_addr = info->mem_base + (uint64_t)k * s->txmeta_len,
+					    .length = s->txmeta_len, .remote_va = PEER_VA + (uint64_t)k * s->txmeta_len,
+					    .rkey = PEER_RKEY, .imm = k,
+					    .wr_id = 0xF0ull << 56 | (uint64_t)q << 48 | k };
+	}
+}
+
+/*
+ * Native WRs: random sources; destinations above the generator's, laid out
+ * one after another with random gaps, wrapping in the peer's memory.
+ */
+static void plan_native_wrs(struct runner *r, unsigned q, struct qp_side *side)
+{
+	const struct rt_run_spec *s = r->spec;
+	const struct rt_dut_info *info = &r->dut->info;
+	uint64_t dest = (uint64_t)s->txmeta_n * s->txmeta_len;
+	for (uint32_t i = 0; i < s->wrs_per_qp; i++) {
+		struct wr_entry *e = &side->wrs[side->n_wrs++];
+		uint32_t len = wr_length(r, side->pmtu, i);
+		if (dest + len > side->mem_size)
+			dest = (uint64_t)s->txmeta_n * s->txmeta_len;
+		e->wr = (struct rt_dut_wr){
+			.qp = q,
+			.opcode = wr_opcode(s, i),
+			.local_addr = info->mem_base + rt_splitmix64(&r->rng) % (info->mem_size - len),
+			.length = len,
+			.remote_va = PEER_VA + dest,
+			.rkey = q == 0 && i + 1 == s->bad_rkey_wr ? PEER_RKEY ^ 0x100 : PEER_RKEY,
+			.imm = (uint32_t)rt_splitmix64(&r->rng),
+			.wr_id = (uint64_t)q << 40 | (i + 1),
+		};
+		dest += len + rt_splitmix64(&r->rng) % 61;
+	}
+}
+
+/*
+ * Each WR's last PSN, in the order the device numbers them: its generator's
+ * or its native WRs (a test gives a QP one kind).
+ */
+static void number_psns(struct qp_side *side)
+{
+	uint32_t next_psn = 0;
+	for (uint32_t i = 0; i < side->n_wrs; i++) {
+		struct wr_entry *e = &side->wrs[i];
+		uint32_t pkts = e->wr.length ? (e->wr.length + side->pmtu - 1) / side->pmtu : 1;
+		next_psn += pkts;
+		e->last_psn = next_psn - 1;
+	}
+}
+
+/* Every WR succeeds, but for fail_wr: QP 0's native WR of that number fails, the ones after it are flushed. */
+static void expect_statuses(const struct rt_run_spec *s, unsigned q, struct qp_side *side)
+{
+	for (uint32_t i = 0; i < side->n_wrs; i++) {
+		struct wr_entry *e = &side->wrs[i];
+		uint32_t num = i + 1 - s->txmeta_n;	/* native WRs number from 1 */
+		if (q == 0 && s->fail_wr && i >= s->txmeta_n)
+			e->expect = num < s->fail_wr ? RT_DUT_SUCCESS
+				  : num == s->fail_wr ? s->fail_status : RT_DUT_FLUSHED;
+	}
+}
+
+/* The WRs of every QP and what each is expected to complete with. */
+static int plan_work(struct runner *r, struct rt_error *err)
+{
+	const struct rt_run_spec *s = r->spec;
 	for (unsigned q = 0; q < s->n_qp; q++) {
 		struct qp_side *side = &r->qp[q];
 		uint32_t n = s->wrs_per_qp + s->txmeta_n;
@@ -279,51 +344,10 @@ static int plan_work(struct runner *r, struct rt_error *err)
 			rt_error_set(err, "out of memory");
 			return -1;
 		}
-		/* The generator writes from the bottom of both memories; native WRs go above. */
-		uint64_t dest = (uint64_t)s->txmeta_n * s->txmeta_len;
-		for (uint32_t k = 0; k < s->txmeta_n; k++) {
-			struct wr_entry *e = &side->wrs[side->n_wrs++];
-			uint8_t op = wr_opcode(s, q);
-			e->wr = (struct rt_dut_wr){ .qp = q, .opcode = op, .local_addr = info->mem_base + (uint64_t)k * s->txmeta_len,
-						    .length = s->txmeta_len, .remote_va = PEER_VA + (uint64_t)k * s->txmeta_len,
-						    .rkey = PEER_RKEY, .imm = k,
-						    .wr_id = 0xF0ull << 56 | (uint64_t)q << 48 | k };
-		}
-		for (uint32_t i = 0; i < s->wrs_per_qp; i++) {
-			struct wr_entry *e = &side->wrs[side->n_wrs++];
-			uint32_t len = wr_length(r, side->pmtu, i);
-			if (dest + len > side->mem_size)
-				dest = (uint64_t)s->txmeta_n * s->txmeta_len;
-			e->wr = (struct rt_dut_wr){
-				.qp = q,
-				.opcode = wr_opcode(s, i),
-				.local_addr = info->mem_base + rt_splitmix64(&r->rng) % (info->mem_size - len),
-				.length = len,
-				.remote_va = PEER_VA + dest,
-				.rkey = q == 0 && i + 1 == s->bad_rkey_wr ? PEER_RKEY ^ 0x100 : PEER_RKEY,
-				.imm = (uint32_t)rt_splitmix64(&r->rng),
-				.wr_id = (uint64_t)q << 40 | (i + 1),
-			};
-			dest += len + rt_splitmix64(&r->rng) % 61;
-		}
-		/*
-		 * Each WR's PSNs, in the order the device numbers them: its
-		 * generator's or its native WRs (a test gives a QP one kind).
-		 */
-		uint32_t next_psn = 0;
-		for (uint32_t i = 0; i < side->n_wrs; i++) {
-			struct wr_entry *e = &side->wrs[i];
-			uint32_t pkts = e->wr.length ? (e->wr.length + side->pmtu - 1) / side->pmtu : 1;
-			next_psn += pkts;
-			e->last_psn = next_psn - 1;
-		}
-		for (uint32_t i = 0; i < side->n_wrs; i++) {
-			struct wr_entry *e = &side->wrs[i];
-			uint32_t num = i + 1 - s->txmeta_n;	/* native WRs number from 1 */
-			if (q == 0 && s->fail_wr && i >= s->txmeta_n)
-				e->expect = num < s->fail_wr ? RT_DUT_SUCCESS
-					  : num == s->fail_wr ? s->fail_status : RT_DUT_FLUSHED;
-		}
+		plan_generator_wrs(r, q, side);
+		plan_native_wrs(r, q, side);
+		number_psns(side);
+		expect_statuses(s, q, side);
 		r->n_wrs += side->n_wrs;
 	}
 	return 0;
@@ -608,49 +632,61 @@ static void run_work(struct runner *r)
 
 /* ---- The verdict --------------------------------------------------- */
 
-static void verify(struct runner *r)
+/*
+ * Every WR of QP q completed, and was received if it takes a receive; what
+ * its successful WRITEs carried goes into the peer's expected memory. mem is
+ * the device's memory.
+ */
+static void verify_wrs(struct runner *r, unsigned q, const uint8_t *mem)
+{
+	struct rt_run_result *res = r->res;
+	struct qp_side *side = &r->qp[q];
+	uint32_t missing = 0;
+	for (uint32_t i = 0; i < side->n_wrs; i++) {
+		struct wr_entry *e = &side->wrs[i];
+		uint64_t off = e->wr.remote_va - PEER_VA;
+		if (!e->completed) {
+			if (!missing++)
+				run_fail(r, "QP %u: wr_id %" PRIx64 " never completed", q, e->wr.wr_id);
+			continue;
+		}
+		bool write = e->wr.opcode >= RT_DUT_WRITE;
+		if (e->status == RT_DUT_SUCCESS) {
+			res->payload_bytes += e->wr.length;
+			if (write)
+				memcpy(side->expect_mem + off, mem + (e->wr.local_addr - r->dut->info.mem_base),
+				       e->wr.length);
+			bool needs_recv = e->wr.opcode != RT_DUT_WRITE;
+			if (needs_recv && !e->received)
+				run_fail(r, "QP %u: wr_id %" PRIx64 " completed, but the peer never received it", q,
+				     e->wr.wr_id);
+		} else if (write) {
+			/* A WRITE that failed may have placed some of its bytes: not judged. */
+			memcpy(side->expect_mem + off, rt_qp_memory(side->peer) + off, e->wr.length);
+		}
+	}
+	if (missing > 1)
+		run_fail(r, "QP %u: %u WRs in all never completed", q, missing);
+}
+
+static void verify_peer_memory(struct runner *r, unsigned q)
+{
+	const struct qp_side *side = &r->qp[q];
+	const uint8_t *got = rt_qp_memory(side->peer);
+	if (memcmp(got, side->expect_mem, side->mem_size)) {
+		uint32_t at = 0;
+		while (got[at] == side->expect_mem[at])
+			at++;
+		run_fail(r, "QP %u: the peer's memory differs from what the WRITEs carried, first at VA %" PRIx64, q,
+		     (uint64_t)(PEER_VA + at));
+	}
+}
+
+/* The device's counters: the recovery the faults demand, drops for the link's corruption only. */
+static void verify_counters(struct runner *r)
 {
 	const struct rt_run_spec *s = r->spec;
 	struct rt_run_result *res = r->res;
-	uint8_t *mem = r->dut->memory(r->dut->ctx);
-	for (unsigned q = 0; q < s->n_qp; q++) {
-		struct qp_side *side = &r->qp[q];
-		uint32_t missing = 0;
-		for (uint32_t i = 0; i < side->n_wrs; i++) {
-			struct wr_entry *e = &side->wrs[i];
-			uint64_t off = e->wr.remote_va - PEER_VA;
-			if (!e->completed) {
-				if (!missing++)
-					run_fail(r, "QP %u: wr_id %" PRIx64 " never completed", q, e->wr.wr_id);
-				continue;
-			}
-			bool write = e->wr.opcode >= RT_DUT_WRITE;
-			if (e->status == RT_DUT_SUCCESS) {
-				res->payload_bytes += e->wr.length;
-				if (write)
-					memcpy(side->expect_mem + off, mem + (e->wr.local_addr - r->dut->info.mem_base),
-					       e->wr.length);
-				bool needs_recv = e->wr.opcode != RT_DUT_WRITE;
-				if (needs_recv && !e->received)
-					run_fail(r, "QP %u: wr_id %" PRIx64 " completed, but the peer never received it", q,
-					     e->wr.wr_id);
-			} else if (write) {
-				/* A WRITE that failed may have placed some of its bytes: not judged. */
-				memcpy(side->expect_mem + off, rt_qp_memory(side->peer) + off, e->wr.length);
-			}
-		}
-		if (missing > 1)
-			run_fail(r, "QP %u: %u WRs in all never completed", q, missing);
-		const uint8_t *got = rt_qp_memory(side->peer);
-		if (memcmp(got, side->expect_mem, side->mem_size)) {
-			uint32_t at = 0;
-			while (got[at] == side->expect_mem[at])
-				at++;
-			run_fail(r, "QP %u: the peer's memory differs from what the WRITEs carried, first at VA %" PRIx64, q,
-			     (uint64_t)(PEER_VA + at));
-		}
-	}
-
 	struct rt_dut_counters c;
 	r->dut->counters(r->dut->ctx, &c);
 	res->retransmissions = c.retransmissions;
@@ -669,6 +705,12 @@ static void verify(struct runner *r)
 	if (c.rx_drop_malformed || c.rx_drop_unsupported || c.rx_drop_not_for_us)
 		run_fail(r, "the device dropped good frames: malformed %u, unsupported %u, not for it %u",
 		     c.rx_drop_malformed, c.rx_drop_unsupported, c.rx_drop_not_for_us);
+}
+
+/* The port contract kept, and every QP in the state the test leaves it in. */
+static void verify_device_state(struct runner *r)
+{
+	const struct rt_run_spec *s = r->spec;
 	const char *perr = r->dut->port_error(r->dut->ctx);
 	if (perr)
 		run_fail(r, "port contract: %s", perr);
@@ -678,6 +720,11 @@ static void verify(struct runner *r)
 		if (st != want)
 			run_fail(r, "QP %u ends in state %u, expected %u", q, st, want);
 	}
+}
+
+static void add_link_stats(struct runner *r)
+{
+	struct rt_run_result *res = r->res;
 	for (unsigned d = 0; d < 2; d++) {
 		const struct rt_link_stats *ls = rt_wire_stats(r->wire, d);
 		res->link_dropped += ls->dropped;
@@ -685,6 +732,13 @@ static void verify(struct runner *r)
 		res->link_reordered += ls->reordered;
 		res->link_corrupted += ls->corrupted;
 	}
+}
+
+/* Goodput from the device's first frame to the end of its last, against its limit and the test's minimum. */
+static void verify_goodput(struct runner *r)
+{
+	const struct rt_run_spec *s = r->spec;
+	struct rt_run_result *res = r->res;
 	if (s->throughput && r->tx_first >= 0 && r->tx_last_end > r->tx_first) {
 		res->has_goodput = true;
 		res->opcode = wr_opcode(s, 0);
@@ -695,6 +749,19 @@ static void verify(struct runner *r)
 	}
 	if (s->min_gbps > 0 && !(res->goodput_gbps >= s->min_gbps))
 		run_fail(r, "goodput %.2f Gb/s, below the %.1f Gb/s this test requires", res->goodput_gbps, s->min_gbps);
+}
+
+static void verify(struct runner *r)
+{
+	const uint8_t *mem = r->dut->memory(r->dut->ctx);
+	for (unsigned q = 0; q < r->spec->n_qp; q++) {
+		verify_wrs(r, q, mem);
+		verify_peer_memory(r, q);
+	}
+	verify_counters(r);
+	verify_device_state(r);
+	add_link_stats(r);
+	verify_goodput(r);
 }
 
 /* ---- The test ------------------------------------------------------ */
@@ -806,26 +873,23 @@ static int prepare(struct runner *r, struct rt_error *err)
 	return r->wire ? 0 : -1;
 }
 
-int rt_run_test(struct rt_dut_ops *dut, const struct rt_run_spec *spec, const struct rt_run_options *opt,
-		struct rt_run_result *res, struct rt_error *err)
+static void init_result(struct rt_run_result *res, const struct rt_run_spec *spec, const struct rt_run_options *opt)
 {
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(res, 0, sizeof *res);
 	snprintf(res->suite, sizeof res->suite, "%s", spec->suite);
 	snprintf(res->name, sizeof res->name, "%s", spec->name);
 	snprintf(res->description, sizeof res->description, "%s", spec->description);
 	res->seed = opt->seed;
 	res->passed = true;
-	if (spec->n_qp < 1 || spec->n_qp > RT_RUN_MAX_QP || spec->n_qp > dut->info.n_qp) {
-		rt_error_set(err, "test %s: %u QPs, the device has %u", spec->name, spec->n_qp, dut->info.n_qp);
-		return -1;
-	}
+}
+
+/* Its random numbers come from the seed and the test's name: the same run after run, different per test. */
+static struct runner *new_runner(struct rt_dut_ops *dut, const struct rt_run_spec *spec,
+				 const struct rt_run_options *opt, struct rt_run_result *res)
+{
 	struct runner *r = calloc(1, sizeof *r);
-	if (!r) {
-		rt_error_set(err, "out of memory");
-		return -1;
-	}
+	if (!r)
+		return NULL;
 	r->dut = dut;
 	r->spec = spec;
 	r->opt = opt;
@@ -836,37 +900,72 @@ int rt_run_test(struct rt_dut_ops *dut, const struct rt_run_spec *spec, const st
 	for (const char *p = spec->name; *p; p++)
 		r->rng = (r->rng ^ (uint8_t)*p) * 0x100000001B3ull;
 	r->recv_posting = spec->peer == RT_PEER_READY;
+	return r;
+}
 
+/*
+ * ARP, the CM exchange per QP, the work and the verdict. What the device
+ * gets wrong is in the result; -1 only for the harness's own errors (err).
+ */
+static int run_phases(struct runner *r, struct rt_error *err)
+{
+	const struct rt_run_spec *spec = r->spec;
+	if (run_arp(r))
+		return 0;
+	for (unsigned q = 0; q < spec->n_qp; q++)
+		r->qp[q].mem_size = spec->throughput ? 4u << 20 : 2u << 20;
+	for (unsigned q = 0; q < spec->n_qp; q++)
+		if (run_open_qp(r, q))
+			return 0;
+	if (run_cm_case(r))
+		return 0;
+	int rc = plan_work(r, err);
+	for (unsigned q = 0; !rc && q < spec->n_qp; q++)
+		rc = make_peer(r, q, largest_send(&r->qp[q]), err);
+	if (rc)
+		return rc;
+	for (unsigned q = 0; q < spec->n_qp; q++)
+		post_receives(r, &r->qp[q]);
+	if (!start_work(r)) {
+		run_work(r);
+		verify(r);
+	}
+	return 0;
+}
+
+/* The checker's end-of-capture rules and what the run measured; rc: the run's status so far. */
+static void finish_check(struct runner *r, int rc)
+{
+	struct rt_run_result *res = r->res;
+	if (!r->chk)
+		return;
+	rt_checker_finish(r->chk);
+	res->cycles = r->dut->cycle(r->dut->ctx);
+	res->sim_us = (double)res->cycles * r->ns_per_cycle / 1000;
+	res->wrs = r->n_wrs;
+	if (r->opt->on_checked && !rc)
+		r->opt->on_checked(r->opt->ctx, res, r->chk);
+}
+
+int rt_run_test(struct rt_dut_ops *dut, const struct rt_run_spec *spec, const struct rt_run_options *opt,
+		struct rt_run_result *res, struct rt_error *err)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	init_result(res, spec, opt);
+	if (spec->n_qp < 1 || spec->n_qp > RT_RUN_MAX_QP || spec->n_qp > dut->info.n_qp) {
+		rt_error_set(err, "test %s: %u QPs, the device has %u", spec->name, spec->n_qp, dut->info.n_qp);
+		return -1;
+	}
+	struct runner *r = new_runner(dut, spec, opt, res);
+	if (!r) {
+		rt_error_set(err, "out of memory");
+		return -1;
+	}
 	int rc = prepare(r, err);
-	if (!rc && !run_arp(r)) {
-		for (unsigned q = 0; q < spec->n_qp; q++)
-			r->qp[q].mem_size = spec->throughput ? 4u << 20 : 2u << 20;
-		bool opened = true;
-		for (unsigned q = 0; q < spec->n_qp && opened; q++)
-			opened = !run_open_qp(r, q);
-		if (opened)
-			opened = !run_cm_case(r);
-		if (opened)
-			rc = plan_work(r, err);
-		for (unsigned q = 0; opened && !rc && q < spec->n_qp; q++)
-			rc = make_peer(r, q, largest_send(&r->qp[q]), err);
-		if (opened && !rc) {
-			for (unsigned q = 0; q < spec->n_qp; q++)
-				post_receives(r, &r->qp[q]);
-			if (!start_work(r)) {
-				run_work(r);
-				verify(r);
-			}
-		}
-	}
-	if (r->chk) {
-		rt_checker_finish(r->chk);
-		res->cycles = dut->cycle(dut->ctx);
-		res->sim_us = (double)res->cycles * r->ns_per_cycle / 1000;
-		res->wrs = r->n_wrs;
-		if (opt->on_checked && !rc)
-			opt->on_checked(opt->ctx, res, r->chk);
-	}
+	if (!rc)
+		rc = run_phases(r, err);
+	finish_check(r, rc);
 	struct rt_error cerr;
 	if (r->cap && rt_capture_writer_close(r->cap, &cerr) && !rc) {
 		*err = cerr;

@@ -260,6 +260,86 @@ static struct slot *slot_for(struct rt_wire *link, struct direction *d, const ui
 	return s;
 }
 
+/* How long the frame holds the transmitter: its bytes on the wire at the link's rate, rounded up. */
+static int64_t serialization_ns(const struct rt_wire *link, uint32_t len)
+{
+	uint64_t wire = (len + 4 < MIN_FRAME_WITH_FCS ? MIN_FRAME_WITH_FCS : len + 4) + WIRE_OVERHEAD - 4;
+	return (int64_t)((wire * 8 * 1000000000ull + link->cfg.rate_bps - 1) / link->cfg.rate_bps);
+}
+
+/* What the faults that hit a frame do besides changing its bytes; by value, so it stays in registers. */
+struct fault_effect {
+	int64_t delay_ns;
+	bool drop, dup, reorder, faulted;
+};
+
+/* Every fault that hits the frame in data acts: on its bytes (corrupt, mark CE), or through the result. */
+static struct fault_effect apply_faults(struct rt_wire *link, unsigned dir, uint8_t *data, uint32_t len)
+{
+	struct direction *d = &link->dir[dir];
+	struct fault_effect fx = { 0 };
+	struct rt_packet p;
+	bool roce = rt_parse(&p, RT_LINK_ETHERNET, data, len, len) == RT_PARSE_ROCE && !p.truncated;
+	for (unsigned i = 0; i < link->cfg.n_faults; i++) {
+		if (!fault_hits(link, dir, i, &p, roce))
+			continue;
+		switch (link->cfg.faults[i].kind) {
+		case RT_FAULT_DROP:
+			fx.drop = true;
+			break;
+		case RT_FAULT_DUPLICATE:
+			fx.dup = true;
+			break;
+		case RT_FAULT_REORDER:
+			fx.reorder = true;
+			break;
+		case RT_FAULT_DELAY:
+			fx.delay_ns += link->cfg.faults[i].delay_ns;
+			d->stats.delayed++;
+			break;
+		case RT_FAULT_CORRUPT:
+			/* The last byte before the ICRC: payload or pad, or a header when there is none. */
+			data[(roce ? p.icrc_off : len) - 1] ^= 0x01;
+			fx.faulted = true;
+			d->stats.corrupted++;
+			break;
+		case RT_FAULT_MARK_CE:
+			if (roce) {
+				mark_ce(data, &p);
+				fx.faulted = true;
+				d->stats.marked++;
+			}
+			break;
+		}
+	}
+	return fx;
+}
+
+/* Held until the next frame of this direction is queued, so that it arrives after it. */
+static void hold_back(struct rt_wire *link, struct direction *d, struct slot *s, int64_t arrive)
+{
+	if (d->held)
+		d->held->arrive -= REORDER_FALLBACK_NS;	/* two in a row: release the first in order */
+	s->arrive = arrive + REORDER_FALLBACK_NS;
+	heap_fix(link, s);
+	d->held = s;
+	d->stats.reordered++;
+}
+
+/* A second copy of the queued frame s, arriving at arrive; lost when every slot is in flight. */
+static void duplicate(struct rt_wire *link, unsigned dir, const struct slot *s, int64_t arrive)
+{
+	struct direction *d = &link->dir[dir];
+	struct slot *copy = take_slot(link);
+	if (!copy) {
+		d->stats.overflow++;
+		return;
+	}
+	memcpy(copy->data, s->data, s->len);
+	enqueue(link, dir, copy, arrive, s->len, s->bug, s->faulted);
+	d->stats.duplicated++;
+}
+
 int64_t rt_wire_send(struct rt_wire *link, unsigned dir, int64_t now, uint8_t *frame, uint32_t len,
 		     enum rt_qp_bug bug)
 {
@@ -267,78 +347,28 @@ int64_t rt_wire_send(struct rt_wire *link, unsigned dir, int64_t now, uint8_t *f
 	release_received(link);
 	struct direction *d = &link->dir[dir];
 	struct slot *slot = len <= link->cfg.max_frame ? slot_for(link, d, frame, len) : NULL;
-	uint64_t wire = (len + 4 < MIN_FRAME_WITH_FCS ? MIN_FRAME_WITH_FCS : len + 4) + WIRE_OVERHEAD - 4;
-	int64_t ser = (int64_t)((wire * 8 * 1000000000ull + link->cfg.rate_bps - 1) / link->cfg.rate_bps);
-	int64_t arrive = now + ser + link->cfg.delay_ns;
+	int64_t ser = serialization_ns(link, len);
 	d->tx_free = now + ser;
 	d->sent++;
 	d->stats.frames++;
-
-	bool drop = !slot, dup = false, reorder = false, faulted = false;
-	if (!slot)
+	if (!slot) {
 		d->stats.overflow++;
-	if (slot && link->cfg.n_faults) {
-		uint8_t *data = slot->data;
-		struct rt_packet p;
-		bool roce = rt_parse(&p, RT_LINK_ETHERNET, data, len, len) == RT_PARSE_ROCE && !p.truncated;
-		for (unsigned i = 0; i < link->cfg.n_faults; i++) {
-			if (!fault_hits(link, dir, i, &p, roce))
-				continue;
-			switch (link->cfg.faults[i].kind) {
-			case RT_FAULT_DROP:
-				drop = true;
-				break;
-			case RT_FAULT_DUPLICATE:
-				dup = true;
-				break;
-			case RT_FAULT_REORDER:
-				reorder = true;
-				break;
-			case RT_FAULT_DELAY:
-				arrive += link->cfg.faults[i].delay_ns;
-				d->stats.delayed++;
-				break;
-			case RT_FAULT_CORRUPT:
-				/* The last byte before the ICRC: payload or pad, or a header when there is none. */
-				data[(roce ? p.icrc_off : len) - 1] ^= 0x01;
-				faulted = true;
-				d->stats.corrupted++;
-				break;
-			case RT_FAULT_MARK_CE:
-				if (roce) {
-					mark_ce(data, &p);
-					faulted = true;
-					d->stats.marked++;
-				}
-				break;
-			}
-		}
-	}
-	if (drop) {
-		if (slot) {
-			d->stats.dropped++;
-			release_slot(link, slot);
-		}
 		return ser;
 	}
-	enqueue(link, dir, slot, arrive, len, bug, faulted);
-	if (reorder) {
-		/* Held until the next frame of this direction is queued; arrives after it. */
-		if (d->held)
-			d->held->arrive -= REORDER_FALLBACK_NS;	/* two in a row: release the first in order */
-		slot->arrive = arrive + REORDER_FALLBACK_NS;
-		heap_fix(link, slot);
-		d->held = slot;
-		d->stats.reordered++;
+	struct fault_effect fx = { 0 };
+	if (link->cfg.n_faults)
+		fx = apply_faults(link, dir, slot->data, len);
+	int64_t arrive = now + ser + link->cfg.delay_ns + fx.delay_ns;
+	if (fx.drop) {
+		d->stats.dropped++;
+		release_slot(link, slot);
+		return ser;
 	}
-	struct slot *copy = dup ? take_slot(link) : NULL;
-	if (copy) {
-		memcpy(copy->data, slot->data, len);
-		enqueue(link, dir, copy, arrive + ser, len, bug, faulted);
-		d->stats.duplicated++;
-	} else if (dup) {
-		d->stats.overflow++;
-	}
+	enqueue(link, dir, slot, arrive, len, bug, fx.faulted);
+	if (fx.reorder)
+		hold_back(link, d, slot, arrive);
+	if (fx.dup)
+		duplicate(link, dir, slot, arrive + ser);
 	return ser;
 }
 
