@@ -291,14 +291,19 @@ static void plan_native_wrs(struct runner *r, unsigned q, struct qp_side *side)
 		uint32_t len = wr_length(r, side->pmtu, i);
 		if (dest + len > side->mem_size)
 			dest = (uint64_t)s->txmeta_n * s->txmeta_len;
+		/* Drawn one statement each: the order of the evaluations inside an
+		 * initializer list is unspecified, and a seed must give the same run
+		 * whatever the compiler. */
+		uint64_t local_offset = rt_splitmix64(&r->rng) % (info->mem_size - len);
+		uint32_t imm = (uint32_t)rt_splitmix64(&r->rng);
 		e->wr = (struct rt_dut_wr){
 			.qp = q,
 			.opcode = wr_opcode(s, i),
-			.local_addr = info->mem_base + rt_splitmix64(&r->rng) % (info->mem_size - len),
+			.local_addr = info->mem_base + local_offset,
 			.length = len,
 			.remote_va = PEER_VA + dest,
 			.rkey = q == 0 && i + 1 == s->bad_rkey_wr ? PEER_RKEY ^ 0x100 : PEER_RKEY,
-			.imm = (uint32_t)rt_splitmix64(&r->rng),
+			.imm = imm,
 			.wr_id = (uint64_t)q << 40 | (i + 1),
 		};
 		dest += len + rt_splitmix64(&r->rng) % 61;
