@@ -19,22 +19,28 @@ WERROR ?= 1
 WERROR_FLAG = $(if $(filter 1,$(WERROR)),-Werror)
 WARN_FLAGS = -Wall -Wextra $(WERROR_FLAG) -Wshadow -Wstrict-prototypes
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN_FLAGS) \
-	-Iharness/include -Ireports -Idut/sim $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
+	-Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
 LDLIBS_COMMON = $(PCAP_LIBS) $(DEFLATE_LIBS) -lm $(SAN_FLAGS)
 
-LIB_SRCS := $(wildcard harness/lib/*.c)
+# The library: four layers, each an archive of harness/lib/LAYER/, each
+# using only its own and the layers before it (README "Layout";
+# harness/scripts/check-layers.sh holds them to it).
+LIB_LAYERS := packet check model run
+layer_srcs = $(wildcard harness/lib/$(1)/*.c)
+layer_archive = $(BUILD)/lib/librocetest-$(1).a
+LIB_SRCS := $(foreach l,$(LIB_LAYERS),$(call layer_srcs,$(l)))
 CLI_SRCS := $(wildcard harness/cli/*.c)
-# The report writers (JSON, JUnit, HTML) read what the library's checker collected.
-REPORT_SRCS := $(wildcard reports/*.c)
-LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+# The report writers (JSON, JUnit, HTML) read what the checker and the runner collected.
+REPORT_SRCS := $(wildcard harness/report/*.c)
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 REPORT_OBJS = $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
-LIB = $(BUILD)/lib/librocetest.a
+# In link order: each archive before the ones it uses.
+LIB = $(foreach l,run model check packet,$(call layer_archive,$(l)))
 REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean conformance demo check test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
+.PHONY: all clean conformance demo check check-layers test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
 .DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- dependencies
@@ -87,10 +93,13 @@ $(BUILD)/obj/%.o: %.c $(call config_flags,build)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+define LAYER_ARCHIVE_RULE
+$(call layer_archive,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(call layer_srcs,$(1)))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(foreach l,$(LIB_LAYERS),$(eval $(call LAYER_ARCHIVE_RULE,$(l))))
 
 $(REPORT_LIB): $(REPORT_OBJS)
 	@mkdir -p $(dir $@)

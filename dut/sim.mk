@@ -38,7 +38,7 @@ dut-sim: $(DUT_SIM_SOS) ## the Verilator model of dut/ as build/dut/wW/libroce_d
 DUT_SIM_MAP = $(DUT_SIM_BUILD)/roce_dut_sim.map
 $(DUT_SIM_MAP): dut/sim.mk
 	@mkdir -p $(dir $@)
-	echo '{ global: roce_dut_sim_*; local: *; };' >$@
+	echo '{ global: roce_dut_sim_*; rt_dut_plugin_v1; local: *; };' >$@
 
 # $(1): the width, $(2): the output directory, $(3): the RTL sources
 # (dut/mutants.mk builds patched copies the same way). The model: Verilate, then build its archive and

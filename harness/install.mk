@@ -5,8 +5,7 @@
 # What `make install` puts under $(DESTDIR):
 #   $(BINDIR)/rocetest
 #   $(LIBDIR)/librocetest.a           the library and the report writers in one archive
-#   $(INCLUDEDIR)/rocetest/*.h        harness/include/rocetest/*.h, and reports/report.h
-#                                     and reports/run_report.h (the writers' API)
+#   $(INCLUDEDIR)/rocetest/*.h        harness/include/rocetest/*.h (the report writers' too)
 #   $(PKGCONFIGDIR)/rocetest.pc       from harness/rocetest.pc.in
 #   $(MANDIR)/man1/rocetest.1 and rocetest-COMMAND.1 for each command
 #
@@ -30,23 +29,25 @@ HELP2MAN ?= help2man
 
 .PHONY: install uninstall man
 
-# Headers as installed: a report header includes "rocetest/checker.h" or
-# "rocetest/run.h", which resolve in the same directory.
-INSTALL_HEADERS := $(wildcard harness/include/rocetest/*.h) reports/report.h reports/run_report.h
+INSTALL_HEADERS := $(wildcard harness/include/rocetest/*.h)
 
 # ------------------------------------------------------------ one archive
-# librocetest.a as installed: the objects of $(LIB) and $(REPORT_LIB) under
-# names that cannot collide (harness/lib/json.c and reports/json.c are both
-# json.o), so users link one library.
+# librocetest.a as installed: the objects of the four layers' archives and
+# $(REPORT_LIB) under names that cannot collide (harness/lib/packet/json.c and
+# harness/report/json.c are both json.o), so users link one library.
 DIST = $(BUILD)/dist
 DIST_LIB = $(DIST)/librocetest.a
-DIST_OBJS = $(LIB_SRCS:harness/lib/%.c=$(DIST)/obj/lib-%.o) $(REPORT_SRCS:reports/%.c=$(DIST)/obj/report-%.o)
+DIST_OBJS = $(foreach l,$(LIB_LAYERS),$(patsubst harness/lib/$(l)/%.c,$(DIST)/obj/$(l)-%.o,$(call layer_srcs,$(l)))) \
+	$(REPORT_SRCS:harness/report/%.c=$(DIST)/obj/report-%.o)
 
-$(DIST)/obj/lib-%.o: $(BUILD)/obj/harness/lib/%.o
-	@mkdir -p $(dir $@)
-	cp $< $@
+define DIST_LAYER_RULE
+$(DIST)/obj/$(1)-%.o: $(BUILD)/obj/harness/lib/$(1)/%.o
+	@mkdir -p $$(dir $$@)
+	cp $$< $$@
+endef
+$(foreach l,$(LIB_LAYERS),$(eval $(call DIST_LAYER_RULE,$(l))))
 
-$(DIST)/obj/report-%.o: $(BUILD)/obj/reports/%.o
+$(DIST)/obj/report-%.o: $(BUILD)/obj/harness/report/%.o
 	@mkdir -p $(dir $@)
 	cp $< $@
 

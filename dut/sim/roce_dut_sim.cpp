@@ -15,7 +15,8 @@
 #include "axis_tb.h"
 #include "wr_tb.h"
 
-// Only the C API leaves the .so (everything else is built -fvisibility=hidden).
+// Only the C API and the plugin entry leave the .so (everything else is
+// built -fvisibility=hidden).
 #pragma GCC visibility push(default)
 #include "roce_dut_sim.h"
 #pragma GCC visibility pop
@@ -818,3 +819,31 @@ void roce_dut_sim_ops(struct roce_dut_sim *s, struct rt_dut_ops *ops)
 	ops->port_error = op_port_error;
 	ops->destroy = op_destroy;
 }
+
+namespace {
+
+// The plugin entry (rocetest/dut.h): the width the front end asks for is
+// checked against the built one by roce_dut_sim_create, the seed drives the
+// random back-pressure; everything else is roce_dut_sim_params_init's.
+int plugin_open(const struct rt_dut_open_params *p, struct rt_dut_ops *ops, char *err, size_t errlen)
+{
+	struct roce_dut_sim_params params;
+	roce_dut_sim_params_init(&params);
+	if (p->data_width)
+		params.data_width = p->data_width;
+	params.seed = p->seed;
+	struct roce_dut_sim *s = roce_dut_sim_create(&params, err, errlen);
+	if (!s)
+		return -1;
+	roce_dut_sim_ops(s, ops);
+	return 0;
+}
+
+} // namespace
+
+// The one symbol a front end looks up (rocetest/dut.h), exported like the C API.
+extern "C" __attribute__((visibility("default"))) const struct rt_dut_plugin rt_dut_plugin_v1 = {
+	RT_DUT_PLUGIN_ABI,
+	"the Verilator model of roce_endpoint (dut/rtl/)",
+	plugin_open,
+};

@@ -2,9 +2,10 @@
 /*
  * The FPGA endpoint (dut/rtl/roce_endpoint.v) as a Verilator model behind a
  * C API: build/dut/wW/libroce_dut_sim.so (make dut-sim), one per DATA_WIDTH.
- * The harness dlopens it, checks roce_dut_sim_abi(), creates a model and
- * drives it through struct rt_dut_ops (roce_dut_sim_ops); the functions
- * behind the ops are exported too.
+ * It is a device plugin (rocetest/dut.h): `rocetest run` loads it by its
+ * one entry, rt_dut_plugin_v1, and drives it through struct rt_dut_ops. The
+ * C API below (the smoke test's) is exported too: roce_dut_sim_ops fills the
+ * same ops from a model made with chosen parameters.
  *
  * The model is the endpoint plus what a board would put around it:
  *   - RX: frames queued by push_rx go into the MAC RX stream one beat per

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report.h"
+#include "rocetest/report.h"
 #include "rocetest/capture.h"
 #include "rocetest/check.h"
 #include "rocetest/checker.h"

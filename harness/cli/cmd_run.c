@@ -12,9 +12,9 @@
 
 #include "cli.h"
 #include "dut_load.h"
-#include "report.h"
+#include "rocetest/report.h"
 #include "rocetest/run.h"
-#include "run_report.h"
+#include "rocetest/run_report.h"
 
 static const char run_help[] =
 	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO]\n"
@@ -276,7 +276,7 @@ static int write_reports(const struct run_cli *o, const struct rt_run_summary *s
 
 /* ---- The run ------------------------------------------------------- */
 
-static int run_tests(struct run_cli *o, struct dut_sim *sim, struct rt_run_result *results, size_t *n_results,
+static int run_tests(struct run_cli *o, struct dut_device *sim, struct rt_run_result *results, size_t *n_results,
 		     struct rt_run_summary *sum)
 {
 	size_t n;
@@ -350,7 +350,7 @@ int cmd_run(int argc, char **argv)
 		return RT_EXIT_INPUT;
 	}
 
-	struct dut_sim sim;
+	struct dut_device sim;
 	char msg[1024];
 	struct dut_sim_request req = { .width = o.width, .lib = o.sim_lib, .seed = o.seed };
 	if (dut_sim_open(&req, &sim, msg, sizeof msg)) {
@@ -382,7 +382,7 @@ int cmd_run(int argc, char **argv)
 		       n_results, failures, o.seed, sum.wall_s, sum.cycles_per_s, o.report ? "; report in " : "",
 		       o.report ? o.report : "");
 	}
-	dut_sim_close(&sim);
+	dut_device_close(&sim);
 	free(results);
 	rt_violation_list_free(&o.violations);
 	return rc ? RT_EXIT_INPUT : failures ? RT_EXIT_VIOLATIONS : RT_EXIT_OK;

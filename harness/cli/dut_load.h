@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The Verilator model of dut/ as a device for `rocetest run --dut sim`. */
+/*
+ * Opens a device for `rocetest run` from a device plugin (rocetest/dut.h):
+ * for --dut sim, the Verilator model of dut/ that `make dut-sim` builds.
+ */
 #ifndef ROCETEST_DUT_LOAD_H
 #define ROCETEST_DUT_LOAD_H
 
@@ -8,7 +11,6 @@
 #include <stdint.h>
 
 #include "rocetest/dut.h"
-#include "roce_dut_sim.h"
 
 struct dut_sim_request {
 	unsigned width;		/* DATA_WIDTH of the model to load */
@@ -16,17 +18,14 @@ struct dut_sim_request {
 	uint64_t seed;
 };
 
-struct dut_sim {
-	char path[PATH_MAX];
+struct dut_device {
+	char path[PATH_MAX];	/* the plugin */
 	void *handle;
-	struct roce_dut_sim *sim;
-	struct roce_dut_sim *(*create)(const struct roce_dut_sim_params *p, char *err, size_t errlen);
-	void (*destroy)(struct roce_dut_sim *s);
-	struct rt_dut_ops ops;
+	struct rt_dut_ops ops;	/* open when ops.ctx is set */
 };
 
 /* 0, or -1 with a message that says what is missing and how to get it. */
-int dut_sim_open(const struct dut_sim_request *req, struct dut_sim *sim, char *err, size_t errlen);
-void dut_sim_close(struct dut_sim *sim);
+int dut_sim_open(const struct dut_sim_request *req, struct dut_device *dev, char *err, size_t errlen);
+void dut_device_close(struct dut_device *dev);
 
 #endif

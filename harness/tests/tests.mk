@@ -11,7 +11,7 @@ UNIT_OBJS = $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN = $(BUILD)/bin/unit-tests
 $(BUILD)/obj/harness/tests/unit/%.o: harness/tests/unit/%.c $(call config_flags,build) $(call config_flags,check)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(CHECK_CFLAGS) -Iharness/tests/unit -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(CHECK_CFLAGS) -Iharness/tests/unit -Iharness/report -MMD -MP -c $< -o $@
 
 $(UNIT_BIN): $(UNIT_OBJS) $(REPORT_LIB) $(LIB)
 	@mkdir -p $(dir $@)
@@ -28,10 +28,14 @@ integration: $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) ## the integr
 # The quick tier, for iterating: the unit tests, the command line's own tests
 # and the golden vectors' regeneration and verdicts; nothing that needs
 # Verilator, tshark, scapy or Chromium (those tests are make test's).
-check: $(ROCETEST) $(UNIT_BIN) ## quick tests (< 1 min): unit, CLI, vectors; no Verilator, tshark, Chromium
+# The library's layers depend only downwards (README "Layout"): includes and archives.
+check-layers: $(LIB) ## the layer rule: no include or symbol points up, nothing includes from dut/
+	@bash harness/scripts/check-layers.sh --archives $(BUILD)/lib .
+
+check: check-layers $(ROCETEST) $(UNIT_BIN) ## quick tests (< 1 min): unit, CLI, vectors; no Verilator, tshark, Chromium
 	bash harness/tests/run-all.sh --tier check $(UNIT_BIN) $(ROCETEST)
 
 # Runs both and totals their counts; fails if either fails.
 # ... and the RTL test benches of dut/rtl.mk (Verilator; built and cached in build/rtl/).
-test: $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) $(RTL_TB_BINS) ## every test: unit, integration (tshark, scapy, the model, mutants), RTL benches
+test: check-layers $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) $(RTL_TB_BINS) ## every test: unit, integration (tshark, scapy, the model, mutants), RTL benches
 	bash harness/tests/run-all.sh $(UNIT_BIN) $(ROCETEST) $(RTL_TB_BINS)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /*
  * Frame builder: the inverse of rt_parse(). The caller fills a spec; the
  * builder lays out Ethernet (0-2 VLAN tags), IPv4/IPv6 or the RoCE v1 GRH,

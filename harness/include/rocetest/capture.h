@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /*
  * Capture files: pcap and pcapng in, pcap out. libpcap opens and validates
  * every file, reads pcapng and streams, and writes. Classic pcap in a regular

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: check. */
 /* The checks: PKT rules on one packet (flow rules build on them). */
 #ifndef ROCETEST_CHECK_H
 #define ROCETEST_CHECK_H

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: check. */
 /*
  * The conformance checker: feed it the frames of one capture in order and it
  * evaluates every rule of the catalogue (rules.h) on them: PKT rules on each

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /* Internet checksums (RFC 1071) for the IPv4 header and UDP over IPv4/IPv6. */
 #ifndef ROCETEST_CHECKSUM_H
 #define ROCETEST_CHECKSUM_H

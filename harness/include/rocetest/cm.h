@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /*
  * The out-of-band connection manager frame of ../shared/spec/cm-frame.md
  * (UDP 0x4321, a 64-byte payload) that sets up the FPGA endpoint's QPs, and

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /* Words for people about packets: AETH syndromes, RNR timers, header summaries. */
 #ifndef ROCETEST_DESCRIBE_H
 #define ROCETEST_DESCRIBE_H

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: run. */
 /*
  * A device under test as `rocetest run` drives it: an RoCEv2 requester
  * endpoint with an Ethernet port (frames without FCS), a work request port, a
  * completion port, an application memory it reads payloads from, and
  * counters. The included FPGA endpoint's Verilator model (dut/sim/) is one;
  * a board behind a network interface would be another. The runner knows the
- * device only through struct rt_dut_ops.
+ * device only through struct rt_dut_ops, and a front end gets one from a
+ * plugin: a shared object exporting struct rt_dut_plugin under the name
+ * RT_DUT_PLUGIN_SYMBOL, so that it includes nothing of the device's own.
  *
  * Time is the device's clock: cycles at info.clk_hz.
  */
@@ -158,5 +161,31 @@ struct rt_dut_ops {
 	const char *(*port_error)(void *ctx);
 	void (*destroy)(void *ctx);
 };
+
+
+/* Bumped when struct rt_dut_plugin, rt_dut_ops or what they pass changes incompatibly. */
+#define RT_DUT_PLUGIN_ABI 1
+/* The one symbol a device plugin exports: a const struct rt_dut_plugin. */
+#define RT_DUT_PLUGIN_SYMBOL "rt_dut_plugin_v1"
+
+/* What a front end asks of the device it opens. */
+struct rt_dut_open_params {
+	unsigned data_width;	/* the stream width the device must have; 0: whatever it has */
+	uint64_t seed;		/* of what the device randomises (back-pressure), for reproducible runs */
+};
+
+struct rt_dut_plugin {
+	int abi;		/* RT_DUT_PLUGIN_ABI as the plugin was built */
+	const char *name;	/* what it drives, e.g. "the Verilator model of roce_endpoint" */
+	/*
+	 * Opens a device: fills *ops (ctx, info and every function; destroy
+	 * closes it), or returns -1 with a message in err that names the
+	 * parameter at fault.
+	 */
+	int (*open)(const struct rt_dut_open_params *p, struct rt_dut_ops *ops, char *err, size_t errlen);
+};
+
+/* 0 when every function of ops is set; else -1 naming the first missing one in err. */
+int rt_dut_ops_check(const struct rt_dut_ops *ops, char *err, size_t errlen);
 
 #endif

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /* Errors for people: one line that names the file, the frame and the field. */
 #ifndef ROCETEST_ERROR_H
 #define ROCETEST_ERROR_H

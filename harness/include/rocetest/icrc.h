@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /*
  * ICRC (wire-facts.md "ICRC"): reflected CRC-32 over 8 bytes of 0xFF, the IP
  * header, the UDP header, the BTH and everything after it up to the ICRC,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /* Writing JSON text: string escaping (everything else is printf of numbers). */
 #ifndef ROCETEST_JSON_H
 #define ROCETEST_JSON_H

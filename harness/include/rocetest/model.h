@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: model. */
 /*
  * The reference model of one queue pair: an RC requester and an RC responder
  * (and the UC and UD senders and receivers), each an explicit state machine

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /*
  * The opcode table: one row per BTH opcode says which transport it belongs
  * to, which extension headers follow the BTH (and in which order), whether a

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: packet. */
 /*
  * The packet model: a parsed view of one captured frame. Parsing never
  * allocates and never copies the frame; it fills a struct rt_packet on the

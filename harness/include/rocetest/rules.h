@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: check. */
 /*
  * The conformance rule catalogue (../shared/spec/rules.md) and the verdict
  * sink every check reports into. Rule IDs are stable: reports, JSON, JUnit

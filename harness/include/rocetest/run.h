@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: run. */
 /*
  * `rocetest run`: conformance suites against a device under test (dut.h).
  * The harness plays the remote side: ARP and the CM exchange of

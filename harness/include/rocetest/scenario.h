@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: model. */
 /*
  * Scenario files: a small line-oriented text format (vectors/scenarios/README.md)
  * that names a connection's parameters, the work each end posts and the faults

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: model. */
 /*
  * Two model QPs joined by a simulated link, run in virtual time. The link
  * serialises frames at its rate, delays them, and applies the faults a test

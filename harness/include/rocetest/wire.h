@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: model. */
 /*
  * A simulated Ethernet link with two directions (0 and 1), in virtual time
  * (ns). Each direction serialises a frame at the link rate (preamble, FCS and

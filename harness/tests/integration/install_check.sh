@@ -70,7 +70,7 @@ find "$X" -type f | sed "s|^$X|#   |" | sort
 commands=$("$P/bin/rocetest" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p')
 want=(bin/rocetest lib/librocetest.a lib/pkgconfig/rocetest.pc share/man/man1/rocetest.1)
 for c in $commands; do want+=("share/man/man1/rocetest-$c.1"); done
-for h in "$ROOT"/harness/include/rocetest/*.h "$ROOT"/reports/report.h "$ROOT"/reports/run_report.h; do
+for h in "$ROOT"/harness/include/rocetest/*.h; do
 	want+=("include/rocetest/$(basename "$h")")
 done
 probs=()

@@ -66,7 +66,7 @@ command -v xmllint >/dev/null 2>&1 || missing_xmllint="xmllint is not installed 
 command -v chromium >/dev/null 2>&1 || missing_chromium="chromium is not installed"
 # The unit test binary beside rocetest writes the sample run whose reports section 7 checks.
 UNIT_TESTS=$(dirname "$ROCETEST")/unit-tests
-# rocetest run --dut sim loads the model from build/dut/w512/ beside build/bin/ (section 10).
+# rocetest run --dut sim loads the model from build/dut/w512/ beside build/bin/ (section 11).
 MODEL=$(dirname "$(dirname "$ROCETEST")")/dut/w512/libroce_dut_sim.so
 if [ ! -x "$PY" ]; then
 	missing_scapy="$PY not found"
@@ -185,7 +185,7 @@ fi
 # summary: the closing line (and, in the check tier, what was left to make test).
 summary() {
 	if [ "$TIER" = check ]; then
-		echo "# tier check: $deferred tests and sections 1, 2, 9 and 10 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
+		echo "# tier check: $deferred tests and sections 1, 2, 10 and 11 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
 	fi
 	echo "integration: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
@@ -730,14 +730,51 @@ if needs "reports" captures python xmllint chromium cap:rxe/rdma_read_bw.pcap; t
 	run_tap "reports" "$PY" "$HERE/check_report.py" "$ROCETEST" "$HERE/junit.xsd" "$REPORTS" "${render[@]}" \
 		"${CAPTURES[@]}"
 fi
-# The reports of rocetest run, on the sample run of test_run_report.c (reports/run_*.c need no device):
+# The reports of rocetest run, on the sample run of test_run_report.c (harness/report/run_*.c need no device):
 # strict JSON, JUnit against junit.xsd, the page with its goodput plot rendered (test-reports/run-sample/).
 if needs "run reports" python xmllint chromium unit; then
 	run_tap "run reports" "$PY" "$HERE/run_report_check.py" "$UNIT_TESTS" "$HERE/junit.xsd" "$REPORTS/run-sample"
 fi
 
-# ==================================================== 8. golden vectors
-echo "# 8. golden vectors: regeneration is byte-identical; rocetest check agrees with every expectation"
+# ==================================================== 8. the library's layers
+echo "# 8. the library's layers depend only downwards: harness/scripts/check-layers.sh on this tree and on broken copies"
+LAYERS_CHECK=harness/scripts/check-layers.sh
+LIBDIR=$(dirname "$(dirname "$ROCETEST")")/lib
+run bash "$LAYERS_CHECK" --archives "$LIBDIR" .
+want_rc 0; out_has "every dependency points down"
+check "layers: this tree, its includes and its archives"
+# layered_copy DIR: the sources the check reads, in DIR.
+layered_copy() {
+	rm -rf "$1" && mkdir -p "$1/dut" && cp -r harness "$1/" && cp -r dut/sim "$1/dut/"
+}
+layered_copy "$TMP/layers-up"
+sed -i '0,/^#include "rocetest\/packet.h"/s//#include "rocetest\/packet.h"\n#include "rocetest\/run.h"/' "$TMP/layers-up/harness/lib/packet/parse.c"
+run bash "$LAYERS_CHECK" "$TMP/layers-up"
+want_rc 1; out_has "harness/lib/packet/parse.c:"; out_has "includes rocetest/run.h of layer run from layer packet"
+check "layers: a packet file including a run header fails, naming the file, line and layers"
+layered_copy "$TMP/layers-private"
+printf '#include "../check/flow.h"\n' >>"$TMP/layers-private/harness/lib/model/sim.c"
+run bash "$LAYERS_CHECK" "$TMP/layers-private"
+want_rc 1; out_has "harness/lib/model/sim.c:"; out_has "a private header of check"
+check "layers: a model file including the checker's private header fails"
+layered_copy "$TMP/layers-dut"
+printf '#include "roce_dut_sim.h"\n' >>"$TMP/layers-dut/harness/cli/cmd_run.c"
+run bash "$LAYERS_CHECK" "$TMP/layers-dut"
+want_rc 1; out_has "harness/cli/cmd_run.c:"; out_has "which is dut/'s"
+check "layers: the CLI including a header of dut/ fails"
+# An archive of a lower layer that calls into a higher one: the symbol check.
+mkdir -p "$TMP/layers-ar" && cp "$LIBDIR"/librocetest-*.a "$TMP/layers-ar/"
+printf 'int rt_run_test(void);\nint rt_layer_up(void) { return rt_run_test(); }\n' >"$TMP/layers-ar/up.c"
+if cc -c -o "$TMP/layers-ar/up.o" "$TMP/layers-ar/up.c" 2>"$ERR" && ar r "$TMP/layers-ar/librocetest-check.a" "$TMP/layers-ar/up.o" 2>>"$ERR"; then
+	run bash "$LAYERS_CHECK" --archives "$TMP/layers-ar" .
+	want_rc 1; out_has "librocetest-check.a: uses rt_run_test"
+else
+	probs+=("could not build the broken archive: $(snippet "$ERR")")
+fi
+check "layers: a check archive using a run symbol fails"
+
+# ==================================================== 9. golden vectors
+echo "# 9. golden vectors: regeneration is byte-identical; rocetest check agrees with every expectation"
 if needs "vectors" rocetest python; then
 	if bash harness/scripts/make-vectors.sh "$ROCETEST" "$TMP/vectors" >"$TMP/mv.out" 2>&1; then
 		diffs=()
@@ -770,14 +807,14 @@ fi
 
 [ "$TIER" = check ] && { summary; exit; }
 
-# ==================================================== 9. golden vectors, independently
-echo "# 9. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
+# ==================================================== 10. golden vectors, independently
+echo "# 10. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
 if needs "vectors: independent cross-check" tshark python; then
 	run_tap "vectors: independent cross-check" "$PY" "$HERE/vectors_crosscheck.py" vectors
 fi
 
-# ==================================================== 10. rocetest run against the model
-echo "# 10. rocetest run against the FPGA endpoint's Verilator model: reports, captures re-checked (rocetest check, tshark, zlib.crc32), determinism, usage errors, mutants"
+# ==================================================== 11. rocetest run against the model
+echo "# 11. rocetest run against the FPGA endpoint's Verilator model: reports, captures re-checked (rocetest check, tshark, zlib.crc32), determinism, usage errors, mutants"
 # run_check.py: the quick suite with --report; summary.json, junit.xml, every capture; the psn suite again.
 if needs "run: rocetest run --dut sim --suite quick" model python tshark xmllint; then
 	run_tap "run: rocetest run --dut sim --suite quick" "$PY" "$HERE/run_check.py" run "$ROCETEST" "$HERE/junit.xsd" "$TMP/run"

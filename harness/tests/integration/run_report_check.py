@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The reports of `rocetest run` (reports/run_*.c), checked from outside on a sample run.
+"""The reports of `rocetest run` (harness/report/run_*.c), checked from outside on a sample run.
 
 usage: run_report_check.py UNIT_TESTS XSD OUTDIR
 

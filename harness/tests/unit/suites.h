@@ -11,7 +11,7 @@ Suite *parse_suite(void);
 Suite *build_suite(void);
 Suite *bitflip_suite(void);
 Suite *psn_suite(void);
-Suite *violation_list_suite(void);	/* test_violation_list.c: reports/violation_list.c */
+Suite *violation_list_suite(void);	/* test_violation_list.c: harness/report/violation_list.c */
 Suite *capture_suite(void);
 Suite *describe_suite(void);
 Suite *check_packet_suite(void);	/* test_check_packet.c: the PKT rules */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CM frame of ../shared/spec/cm-frame.md and the host's ARP request
- * (harness/lib/cm.c), against byte offsets written out here from the spec's
+ * (harness/lib/packet/cm.c), against byte offsets written out here from the spec's
  * table, not from the code.
  */
 #include <check.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rt_goodput_limit_gbps (harness/lib/goodput.c) against wire budgets added
+ * rt_goodput_limit_gbps (harness/lib/run/goodput.c) against wire budgets added
  * up by hand here, frame by frame: preamble+SFD 8, Ethernet 14, IPv4 20,
  * UDP 8, BTH 12, RETH 16 (WRITE First/Only), ImmDt 4 (*_IMM Last/Only),
  * payload, pad to 4, ICRC 4, FCS 4, inter-frame gap 12. A packet without

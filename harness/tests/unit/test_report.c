@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report writers (reports/): JSON, JUnit XML and HTML written from a real
+ * The report writers (harness/report/): JSON, JUnit XML and HTML written from a real
  * checker run, over a real capture and over frames built here with known
  * faults. The JSON is parsed by a strict syntax checker below; the XML and
  * HTML are searched for what must and must not be there. The integration
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "rocetest/report.h"
 #include "rocetest/build.h"
 #include "rocetest/capture.h"
 #include "rocetest/checker.h"

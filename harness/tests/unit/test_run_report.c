@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The run report writers (reports/run_*.c): JSON, JUnit XML and HTML of a
+ * The run report writers (harness/report/run_*.c): JSON, JUnit XML and HTML of a
  * conformance run built here in memory: three suites whose tests ran
  * interleaved, two failed tests (one with markup in its findings, one with
  * no capture and times that are not numbers), and throughput tests of WRITE
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "rocetest/run.h"
-#include "run_report.h"
+#include "rocetest/run_report.h"
 #include "suites.h"
 #include "test_util.h"
 #include "util.h"

@@ -2,7 +2,7 @@
 /*
  * Helpers shared by the unit test suites: hex vectors, frames built with
  * every field set to a recognisable value, the opcode facts of
- * wire-facts.md written out independently of harness/lib/opcode.c, frames
+ * wire-facts.md written out independently of harness/lib/packet/opcode.c, frames
  * re-wrapped in other link layers, real captures loaded into memory, and
  * the RFC 1071 sum done here rather than by the library under test.
  */

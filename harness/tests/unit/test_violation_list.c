@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* reports/violation_list.c: the violations a capture's reports list, in frame order and bounded. */
+/* harness/report/violation_list.c: the violations a capture's reports list, in frame order and bounded. */
 #include <string.h>
 
-#include "report.h"
+#include "rocetest/report.h"
 #include "suites.h"
 
 static void add(struct rt_violation_list *l, uint64_t frame, const char *msg)

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "run_report.h"
+#include "rocetest/run_report.h"
 #include "run_util.h"
 #include "util.h"
 

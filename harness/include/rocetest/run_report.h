@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: report. */
 /*
  * Report writers for `rocetest run` (a conformance run: test suites against
  * a device under test, rocetest/run.h). JSON (summary.json) and JUnit XML

@@ -2,7 +2,7 @@
 /*
  * What the three report writers share: escaping (JSON, XML/HTML), names and
  * numbers formatted one way for all of them, and an index of the violation
- * list by flow and rule. Internal to reports/.
+ * list by flow and rule. Internal to harness/report/.
  */
 #ifndef ROCETEST_REPORT_UTIL_H
 #define ROCETEST_REPORT_UTIL_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "rocetest/report.h"
 
 /* ---- Text -------------------------------------------------------------- */
 

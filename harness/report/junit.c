@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "rocetest/report.h"
 #include "util.h"
 
 /* Violation messages listed per test case; the rest are counted. */

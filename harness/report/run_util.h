@@ -3,7 +3,7 @@
  * What the run report writers (run_json.c, run_junit.c, run_html.c,
  * run_plot.c) share: the tests grouped by suite, the goodput measurements
  * sorted for plotting, and names and numbers formatted one way for all.
- * Internal to reports/.
+ * Internal to harness/report/.
  */
 #ifndef ROCETEST_RUN_UTIL_H
 #define ROCETEST_RUN_UTIL_H

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "rocetest/report.h"
 
 /* What a list keeps when its cap was left 0: enough for any report, bounded for huge captures. */
 #define RT_VIOLATION_LIST_DEFAULT_CAP 10000u

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "rocetest/sim.h"
-#include "splitmix.h"
+#include "rocetest/splitmix.h"
 
 struct rt_sim {
 	struct rt_sim_config cfg;

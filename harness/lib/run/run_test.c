@@ -42,7 +42,7 @@
 #include "rocetest/run.h"
 
 #include "run_priv.h"
-#include "splitmix.h"
+#include "rocetest/splitmix.h"
 
 /* ---- Results ------------------------------------------------------- */
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: model. */
 /*
  * splitmix64: a fixed, well-mixed sequence from a seed. The simulations draw
  * memory contents, lengths and addresses from it, so a run is the same for

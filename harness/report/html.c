@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "rocetest/report.h"
 #include "rocetest/describe.h"
 #include "util.h"
 

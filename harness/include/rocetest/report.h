@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Layer: report. */
 /*
  * Report writers for `rocetest check`: JSON and JUnit XML for machines, a
  * self-contained HTML page (summary, a table and an SVG ladder diagram per

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "report.h"
+#include "rocetest/report.h"
 #include "util.h"
 
 /* A key, a string value and the separator before the key. */
