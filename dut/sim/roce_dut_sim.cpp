@@ -300,7 +300,7 @@ void take_cpl(roce_dut_sim *s)
 	c.qp = s->top->m_cpl_qp;
 	c.wr_id = s->top->m_cpl_wr_id;
 	c.status = s->top->m_cpl_status;
-	c.cycle = s->cycle;
+	c.tick = s->cycle;
 	s->cplq.push_back(c);
 }
 
@@ -712,6 +712,7 @@ void roce_dut_sim_info(struct roce_dut_sim *s, struct rt_dut_info *info)
 	info->n_qp = N_QP;
 	info->qpn_base = QPN_BASE;
 	info->clk_hz = s->p.clk_hz;
+	info->tick_hz = s->p.clk_hz;	/* a tick is a clock cycle */
 	info->mem_base = s->p.mem_base;
 	info->mem_size = s->p.mem_size;
 	info->mac_gbps = s->p.mac_gbps;
@@ -757,12 +758,12 @@ int op_poll_cpl(void *ctx, rt_dut_cpl *cpl)
 	return roce_dut_sim_poll_cpl(sim(ctx), cpl);
 }
 
-void op_step(void *ctx, uint64_t n)
+void op_advance(void *ctx, uint64_t n)
 {
 	roce_dut_sim_step(sim(ctx), n);
 }
 
-uint64_t op_cycle(void *ctx)
+uint64_t op_now(void *ctx)
 {
 	return roce_dut_sim_cycle(sim(ctx));
 }
@@ -810,8 +811,8 @@ void roce_dut_sim_ops(struct roce_dut_sim *s, struct rt_dut_ops *ops)
 	ops->pull_tx = op_pull_tx;
 	ops->post_wr = op_post_wr;
 	ops->poll_cpl = op_poll_cpl;
-	ops->step = op_step;
-	ops->cycle = op_cycle;
+	ops->advance = op_advance;
+	ops->now = op_now;
 	ops->memory = op_memory;
 	ops->counters = op_counters;
 	ops->qp_state = op_qp_state;

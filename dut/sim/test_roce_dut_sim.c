@@ -200,7 +200,7 @@ static int next_frame(struct rt_dut_ops *d, uint32_t *len, uint64_t *start_ps, u
 		int r = d->pull_tx(d->ctx, frame, sizeof frame, len, start_ps);
 		if (r != 0)
 			return r;
-		d->step(d->ctx, 8);
+		d->advance(d->ctx, 8);
 	}
 	return 0;
 }
@@ -349,10 +349,10 @@ static void test_arp(struct rt_dut_ops *d, struct rt_dut_ops *d2)
 	config(&c, &d->info, DUT_MAC, DUT_IP);
 	if (d->reset(d->ctx, &c, err, sizeof err))
 		fail("reset: %s", err);
-	CHECK(d->cycle(d->ctx) == 0 && d->quiet(d->ctx), "after reset: cycle %llu, quiet %d",
-	      (unsigned long long)d->cycle(d->ctx), d->quiet(d->ctx));
+	CHECK(d->now(d->ctx) == 0 && d->quiet(d->ctx), "after reset: cycle %llu, quiet %d",
+	      (unsigned long long)d->now(d->ctx), d->quiet(d->ctx));
 	d2->push_rx(d2->ctx, frame, arp_request(frame, DUT_IP + 1), err, sizeof err);
-	d2->step(d2->ctx, 10);	/* the second instance mid-frame while the first runs */
+	d2->advance(d2->ctx, 10);	/* the second instance mid-frame while the first runs */
 	arp(d, DUT_MAC, DUT_IP);
 	arp(d2, MAC2, DUT_IP + 1);
 	d->counters(d->ctx, &k);
@@ -452,14 +452,14 @@ static struct burst test_pacing(struct rt_dut_ops *d)
 			if (d->post_wr(d->ctx, &w, err, sizeof err))
 				fail("post_wr: %s", err);
 		}
-	uint64_t off[RT_DUT_MAX_QP], c0 = d->cycle(d->ctx);
+	uint64_t off[RT_DUT_MAX_QP], c0 = d->now(d->ctx);
 	for (unsigned q = 0; q < n_qp; q++)
 		off[q] = q * per_qp;
 	double t0 = seconds(), first = 0, prev = 0, last_wire = 0;
 	uint32_t len, prev_len = 0;
 	uint64_t start;
-	while (b.frames < want && d->cycle(d->ctx) - c0 < 1000000) {
-		d->step(d->ctx, 64);
+	while (b.frames < want && d->now(d->ctx) - c0 < 1000000) {
+		d->advance(d->ctx, 64);
 		while (d->pull_tx(d->ctx, frame, sizeof frame, &len, &start) == 1) {
 			if (len < 58 || get_be(frame + 12, 2) != 0x0800 || get_be(frame + 36, 2) != 4791) {
 				fail("a frame that is not RoCE (%u bytes) during the burst", len);
@@ -482,7 +482,7 @@ static struct burst test_pacing(struct rt_dut_ops *d)
 		}
 	}
 	double dt = seconds() - t0;
-	b.cycles_per_s = (double)(d->cycle(d->ctx) - c0) / dt;
+	b.cycles_per_s = (double)(d->now(d->ctx) - c0) / dt;
 	CHECK(b.frames == want, "%u RoCE frames, expected %u", b.frames, want);
 	for (unsigned q = 0; q < n_qp; q++)
 		CHECK(off[q] == (q + 1) * per_qp, "QP %u: %llu payload bytes, expected %llu", q,
@@ -536,7 +536,7 @@ static void test_pull_small(struct rt_dut_ops *d)
 	cur_test = "pull-small";
 	if (d->push_rx(d->ctx, frame, arp_request(frame, DUT_IP), err, sizeof err))
 		fail("push_rx: %s", err);
-	d->step(d->ctx, 500);
+	d->advance(d->ctx, 500);
 	CHECK(d->pull_tx(d->ctx, small, sizeof small, &need, &t) == -1 && need >= 42, "pull_tx into 8 bytes");
 	CHECK(d->pull_tx(d->ctx, frame, sizeof frame, &len, &t) == 1 && len == need &&
 		      is_arp_reply(frame, len, DUT_MAC, DUT_IP),

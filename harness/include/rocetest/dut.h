@@ -10,7 +10,9 @@
  * plugin: a shared object exporting struct rt_dut_plugin under the name
  * RT_DUT_PLUGIN_SYMBOL, so that it includes nothing of the device's own.
  *
- * Time is the device's clock: cycles at info.clk_hz.
+ * Time is the device's: ticks at info.tick_hz since its reset. A simulator's
+ * tick is its clock cycle (advance runs the clock); a board's is a nanosecond
+ * of the wall clock (advance waits, serving its port meanwhile).
  */
 #ifndef ROCETEST_DUT_H
 #define ROCETEST_DUT_H
@@ -66,7 +68,7 @@ struct rt_dut_cpl {
 	uint32_t qp;
 	uint64_t wr_id;
 	uint8_t status;		/* enum rt_dut_status */
-	uint64_t cycle;		/* when it came out */
+	uint64_t tick;		/* when it came out */
 };
 
 /* Run-time configuration, applied by reset. */
@@ -108,7 +110,8 @@ struct rt_dut_info {
 	unsigned data_width;
 	unsigned n_qp;
 	uint32_t qpn_base;	/* QP i has QPN qpn_base + i */
-	double clk_hz;
+	double clk_hz;		/* the device's logic clock (informative) */
+	double tick_hz;		/* the unit of advance and now: clk_hz for a simulator, 1e9 for a board */
 	uint64_t mem_base;	/* the application memory the device reads */
 	uint32_t mem_size;
 	double mac_gbps;	/* the rate its MAC puts frames on the wire (0: unpaced) */
@@ -137,9 +140,9 @@ struct rt_dut_ops {
 	int (*post_wr)(void *ctx, const struct rt_dut_wr *wr, char *err, size_t errlen);
 	/* The oldest completion: 1, or 0 when there is none. */
 	int (*poll_cpl)(void *ctx, struct rt_dut_cpl *cpl);
-	/* Runs n clock cycles. */
-	void (*step)(void *ctx, uint64_t n);
-	uint64_t (*cycle)(void *ctx);
+	/* Lets n ticks of device time pass; now() counts them since reset. */
+	void (*advance)(void *ctx, uint64_t n);
+	uint64_t (*now)(void *ctx);
 	/* The application memory: info.mem_size bytes at info.mem_base. */
 	uint8_t *(*memory)(void *ctx);
 	void (*counters)(void *ctx, struct rt_dut_counters *c);

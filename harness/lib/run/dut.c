@@ -40,7 +40,7 @@ int rt_dut_ops_check(const struct rt_dut_ops *o, char *err, size_t errlen)
 	} fns[] = {
 		{ "reset", o->reset }, { "configure", o->configure }, { "push_rx", o->push_rx },
 		{ "pull_tx", o->pull_tx }, { "post_wr", o->post_wr }, { "poll_cpl", o->poll_cpl },
-		{ "step", o->step }, { "cycle", o->cycle }, { "memory", o->memory },
+		{ "advance", o->advance }, { "now", o->now }, { "memory", o->memory },
 		{ "counters", o->counters }, { "qp_state", o->qp_state }, { "quiet", o->quiet },
 		{ "port_error", o->port_error }, { "destroy", o->destroy },
 	};

@@ -68,8 +68,8 @@ static int cm_exchange_expect(struct runner *r, const struct rt_cm_msg *req, str
 			      const char *what)
 {
 	run_send_cm(r, req);
-	for (uint64_t c = 0; c < SETUP_CYCLES; c += CHUNK_CYCLES) {
-		run_cycles(r, CHUNK_CYCLES);
+	for (uint64_t c = 0; c < SETUP_TICKS; c += CHUNK_TICKS) {
+		run_ticks(r, CHUNK_TICKS);
 		int64_t t;
 		uint32_t len;
 		while ((len = run_pull(r, &t)) > 0) {
@@ -81,7 +81,7 @@ static int cm_exchange_expect(struct runner *r, const struct rt_cm_msg *req, str
 			return -1;
 		}
 	}
-	run_fail(r, "%s: no CM reply in %u cycles", what, SETUP_CYCLES);
+	run_fail(r, "%s: no CM reply in %u device ticks", what, SETUP_TICKS);
 	return -1;
 }
 
@@ -97,8 +97,8 @@ int run_arp(struct runner *r)
 	run_capture(r, r->now, f, sizeof f);
 	if (run_push(r, f, sizeof f))
 		return -1;
-	for (uint64_t c = 0; c < SETUP_CYCLES; c += CHUNK_CYCLES) {
-		run_cycles(r, CHUNK_CYCLES);
+	for (uint64_t c = 0; c < SETUP_TICKS; c += CHUNK_TICKS) {
+		run_ticks(r, CHUNK_TICKS);
 		int64_t t;
 		uint32_t len = run_pull(r, &t);
 		if (!len)
@@ -114,7 +114,7 @@ int run_arp(struct runner *r)
 		}
 		return 0;
 	}
-	run_fail(r, "ARP: no reply in %u cycles", SETUP_CYCLES);
+	run_fail(r, "ARP: no reply in %u device ticks", SETUP_TICKS);
 	return -1;
 }
 
@@ -200,8 +200,8 @@ static int close_qp(struct runner *r, unsigned q)
 static int expect_silence(struct runner *r, const struct rt_cm_msg *m, const char *what)
 {
 	run_send_cm(r, m);
-	for (uint64_t c = 0; c < 5000; c += CHUNK_CYCLES) {
-		run_cycles(r, CHUNK_CYCLES);
+	for (uint64_t c = 0; c < 5000; c += CHUNK_TICKS) {
+		run_ticks(r, CHUNK_TICKS);
 		int64_t t;
 		uint32_t len = run_pull(r, &t);
 		if (len) {

@@ -25,9 +25,9 @@
 #define DUT_RKEY 0xABCD0042u
 #define DUT_PSN_STRIDE 0x10000u
 
-#define CHUNK_CYCLES 16		/* the device's clock runs this long between harness steps */
-#define SETUP_CYCLES 50000	/* most an ARP or CM reply may take */
-#define SETTLE_CYCLES 400	/* quiet time that ends a test */
+#define CHUNK_TICKS 16		/* device time that passes between harness steps */
+#define SETUP_TICKS 50000	/* most an ARP or CM reply may take */
+#define SETTLE_TICKS 400	/* quiet time that ends a test */
 #define STALL_NS 2000000	/* nothing moved this long: the test is stuck */
 #define MAX_FRAME 9600
 
@@ -64,7 +64,7 @@ struct runner {
 	const struct rt_run_options *opt;
 	struct rt_run_result *res;
 	uint64_t rng;
-	double ns_per_cycle;
+	double ns_per_tick;
 	int64_t now;		/* ns since reset */
 	struct rt_wire *wire;
 	struct qp_side qp[RT_RUN_MAX_QP];
@@ -91,7 +91,7 @@ static inline uint32_t peer_qpn(unsigned q)
 /* run_test.c: findings, the capture, the device's clock and ports. */
 void run_fail(struct runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void run_capture(struct runner *r, int64_t t, const uint8_t *f, uint32_t len);
-void run_cycles(struct runner *r, uint64_t n);
+void run_ticks(struct runner *r, uint64_t n);
 uint32_t run_pull(struct runner *r, int64_t *t);
 int run_push(struct runner *r, const uint8_t *f, uint32_t len);
 

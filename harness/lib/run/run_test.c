@@ -94,10 +94,10 @@ void run_capture(struct runner *r, int64_t t, const uint8_t *f, uint32_t len)
 
 /* ---- The device's clock -------------------------------------------- */
 
-void run_cycles(struct runner *r, uint64_t n)
+void run_ticks(struct runner *r, uint64_t n)
 {
-	r->dut->step(r->dut->ctx, n);
-	r->now = (int64_t)((double)r->dut->cycle(r->dut->ctx) * r->ns_per_cycle);
+	r->dut->advance(r->dut->ctx, n);
+	r->now = (int64_t)((double)r->dut->now(r->dut->ctx) * r->ns_per_tick);
 }
 
 /* The device's next frame (in r->buf) with the time it went on the wire; 0 when none. */
@@ -608,10 +608,10 @@ static bool all_quiet(struct runner *r)
 static void run_work(struct runner *r)
 {
 	uint64_t quiet = 0, last_report = 0;
-	uint64_t limit = (uint64_t)(0.2 / (r->ns_per_cycle * 1e-9));	/* 200 ms of device time */
+	uint64_t limit = (uint64_t)(0.2 / (r->ns_per_tick * 1e-9));	/* 200 ms of device time */
 	r->last_activity = r->now;
-	for (uint64_t start = r->dut->cycle(r->dut->ctx);;) {
-		run_cycles(r, CHUNK_CYCLES);
+	for (uint64_t start = r->dut->now(r->dut->ctx);;) {
+		run_ticks(r, CHUNK_TICKS);
 		from_device(r);
 		arrivals(r, r->now);
 		peer_turn(r);
@@ -620,15 +620,15 @@ static void run_work(struct runner *r)
 			last_report = r->n_done;
 			r->opt->on_progress(r->opt->ctx, r->spec, (double)r->n_done / r->n_wrs);
 		}
-		quiet = all_quiet(r) ? quiet + CHUNK_CYCLES : 0;
-		if (quiet >= SETTLE_CYCLES)
+		quiet = all_quiet(r) ? quiet + CHUNK_TICKS : 0;
+		if (quiet >= SETTLE_TICKS)
 			return;
 		if (r->now - r->last_activity > STALL_NS) {
 			run_fail(r, "stuck: nothing moved for %d us (%u of %u completions)", STALL_NS / 1000, r->n_done,
 			     r->n_wrs);
 			return;
 		}
-		if (r->dut->cycle(r->dut->ctx) - start > limit) {
+		if (r->dut->now(r->dut->ctx) - start > limit) {
 			run_fail(r, "not done after 200 ms of device time (%u of %u completions)", r->n_done, r->n_wrs);
 			return;
 		}
@@ -900,7 +900,7 @@ static struct runner *new_runner(struct rt_dut_ops *dut, const struct rt_run_spe
 	r->opt = opt;
 	r->res = res;
 	r->tx_first = -1;
-	r->ns_per_cycle = 1e9 / dut->info.clk_hz;
+	r->ns_per_tick = 1e9 / dut->info.tick_hz;
 	r->rng = opt->seed * 0x9E3779B97F4A7C15ull;
 	for (const char *p = spec->name; *p; p++)
 		r->rng = (r->rng ^ (uint8_t)*p) * 0x100000001B3ull;
@@ -945,8 +945,8 @@ static void finish_check(struct runner *r, int rc)
 	if (!r->chk)
 		return;
 	rt_checker_finish(r->chk);
-	res->cycles = r->dut->cycle(r->dut->ctx);
-	res->sim_us = (double)res->cycles * r->ns_per_cycle / 1000;
+	res->cycles = r->dut->now(r->dut->ctx);
+	res->sim_us = (double)res->cycles * r->ns_per_tick / 1000;
 	res->wrs = r->n_wrs;
 	if (r->opt->on_checked && !rc)
 		r->opt->on_checked(r->opt->ctx, res, r->chk);
