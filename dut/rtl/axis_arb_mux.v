@@ -55,12 +55,16 @@ initial begin
         $error("Error: S_COUNT must be at least 1 (instance %m)");
         $finish;
     end
+    if (DATA_WIDTH < 1 || KEEP_WIDTH < 1) begin
+        $error("Error: DATA_WIDTH and KEEP_WIDTH must be at least 1 (instance %m)");
+        $finish;
+    end
 end
 
 // grant
 reg            active_reg = 1'b0;
 reg [SW-1:0]   grant_reg = {SW{1'b0}};
-reg [SW-1:0]   last_reg = {SW{1'b0}};   // input of the last frame (round robin)
+reg [SW-1:0]   last_grant_reg = {SW{1'b0}};   // input of the last frame (round robin)
 
 reg [SW-1:0]   pick;
 reg            pick_valid;
@@ -74,9 +78,9 @@ always @* begin
     pick = {SW{1'b0}};
     pick_valid = 1'b0;
     if (ROUND_ROBIN != 0) begin
-        // first valid input after last_reg, wrapping
+        // first valid input after last_grant_reg, wrapping
         for (i = S_COUNT; i >= 1; i = i - 1) begin
-            k = {1'b0, last_reg} + i[SW:0];
+            k = {1'b0, last_grant_reg} + i[SW:0];
             if (k >= S_COUNT[SW:0])
                 k = k - S_COUNT[SW:0];
             if (s_axis_tvalid[k[SW-1:0]]) begin
@@ -135,7 +139,7 @@ assign m_axis_tuser = m_axis_tuser_reg;
 always @(posedge clk) begin
     // grant
     if (in_go) begin
-        last_reg <= sel;
+        last_grant_reg <= sel;
         if (in_tlast) begin
             active_reg <= 1'b0;
         end else begin
@@ -172,7 +176,7 @@ always @(posedge clk) begin
     if (rst) begin
         active_reg <= 1'b0;
         grant_reg <= {SW{1'b0}};
-        last_reg <= {SW{1'b0}};
+        last_grant_reg <= {SW{1'b0}};
         m_axis_tready_int_reg <= 1'b0;
         m_axis_tvalid_reg <= 1'b0;
         temp_tvalid_reg <= 1'b0;
@@ -181,4 +185,5 @@ end
 
 endmodule
 
+`default_nettype wire
 `resetall

@@ -135,25 +135,25 @@ localparam FRAME_BYTES = 60;        // 42 bytes of ARP frame, zero padded
 localparam FRAME_BEATS = (FRAME_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
 localparam FRAME_WIDTH = FRAME_BEATS * DATA_WIDTH;
 localparam LAST_BYTES = FRAME_BYTES - (FRAME_BEATS - 1) * KEEP_WIDTH;
-localparam BW = FRAME_BEATS > 1 ? $clog2(FRAME_BEATS) : 1;
+localparam BEAT_WIDTH = FRAME_BEATS > 1 ? $clog2(FRAME_BEATS) : 1;
 localparam LAST_BEAT_I = FRAME_BEATS - 1;
-localparam [BW-1:0] LAST_BEAT = LAST_BEAT_I[BW-1:0];
+localparam [BEAT_WIDTH-1:0] LAST_BEAT = LAST_BEAT_I[BEAT_WIDTH-1:0];
 
-localparam IW = CACHE_SIZE > 1 ? $clog2(CACHE_SIZE) : 1;
+localparam SLOT_WIDTH = CACHE_SIZE > 1 ? $clog2(CACHE_SIZE) : 1;
 localparam LAST_SLOT_I = CACHE_SIZE - 1;
-localparam [IW-1:0] LAST_SLOT = LAST_SLOT_I[IW-1:0];
+localparam [SLOT_WIDTH-1:0] LAST_SLOT = LAST_SLOT_I[SLOT_WIDTH-1:0];
 
 // the timer counts down to 0 and expires there: a retry is queued in that
 // cycle, loaded the next and offered the one after, hence the - 3; the
 // failure answer is offered one cycle after expiry, hence the - 2
-localparam TW = $clog2(REQUEST_RETRY_CYCLES + 1);
+localparam TIMER_WIDTH = $clog2(REQUEST_RETRY_CYCLES + 1);
 localparam RETRY_WAIT_I = REQUEST_RETRY_CYCLES - 3;
 localparam FAIL_WAIT_I = REQUEST_RETRY_CYCLES - 2;
-localparam [TW-1:0] RETRY_WAIT = RETRY_WAIT_I[TW-1:0];
-localparam [TW-1:0] FAIL_WAIT = FAIL_WAIT_I[TW-1:0];
+localparam [TIMER_WIDTH-1:0] RETRY_WAIT = RETRY_WAIT_I[TIMER_WIDTH-1:0];
+localparam [TIMER_WIDTH-1:0] FAIL_WAIT = FAIL_WAIT_I[TIMER_WIDTH-1:0];
 
-localparam NW = $clog2(REQUEST_RETRIES + 1);
-localparam [NW-1:0] RETRIES = REQUEST_RETRIES[NW-1:0];
+localparam SENT_WIDTH = $clog2(REQUEST_RETRIES + 1);
+localparam [SENT_WIDTH-1:0] RETRIES = REQUEST_RETRIES[SENT_WIDTH-1:0];
 
 localparam [15:0] OPER_REQUEST = 16'd1;
 localparam [15:0] OPER_REPLY = 16'd2;
@@ -200,27 +200,27 @@ localparam [KEEP_WIDTH-1:0] LAST_KEEP = lane_mask(LAST_BYTES);
 reg [CACHE_SIZE-1:0]    cache_valid_reg = {CACHE_SIZE{1'b0}};
 reg [32*CACHE_SIZE-1:0] cache_ip_reg = {32*CACHE_SIZE{1'b0}};
 reg [48*CACHE_SIZE-1:0] cache_mac_reg = {48*CACHE_SIZE{1'b0}};
-reg [IW-1:0]            cache_rr_reg = {IW{1'b0}};
+reg [SLOT_WIDTH-1:0]    cache_rr_reg = {SLOT_WIDTH{1'b0}};
 
 // the resolve in progress
-reg                     rs_pending_reg = 1'b0;
-reg [31:0]              rs_ip_reg = 32'd0;
-reg                     rs_req_reg = 1'b0;      // a request is queued
-reg                     rs_arm_reg = 1'b0;      // its frame is loaded, timer starts on its first beat
-reg                     rs_run_reg = 1'b0;      // timer running
-reg [TW-1:0]            rs_timer_reg = {TW{1'b0}};
-reg [NW-1:0]            rs_sent_reg = {NW{1'b0}};
+reg                     resolve_pending_reg = 1'b0;
+reg [31:0]              resolve_ip_reg = 32'd0;
+reg                     request_queued_reg = 1'b0;       // a request is queued
+reg                     retry_timer_arm_reg = 1'b0;      // its frame is loaded, timer starts on its first beat
+reg                     retry_timer_on_reg = 1'b0;       // timer running
+reg [TIMER_WIDTH-1:0]   retry_timer_reg = {TIMER_WIDTH{1'b0}};
+reg [SENT_WIDTH-1:0]    requests_sent_reg = {SENT_WIDTH{1'b0}};
 
 // the reply waiting for the frame engine
-reg                     rp_valid_reg = 1'b0;
-reg [47:0]              rp_sha_reg = 48'd0;
-reg [31:0]              rp_spa_reg = 32'd0;
+reg                     reply_valid_reg = 1'b0;
+reg [47:0]              reply_sha_reg = 48'd0;
+reg [31:0]              reply_spa_reg = 32'd0;
 
 // the frame engine
-reg                     f_valid_reg = 1'b0;
-reg                     f_is_req_reg = 1'b0;
-reg [BW-1:0]            f_beat_reg = {BW{1'b0}};
-reg [FRAME_WIDTH-1:0]   f_data_reg = {FRAME_WIDTH{1'b0}};
+reg                     tx_valid_reg = 1'b0;
+reg                     tx_is_request_reg = 1'b0;
+reg [BEAT_WIDTH-1:0]    tx_beat_reg = {BEAT_WIDTH{1'b0}};
+reg [FRAME_WIDTH-1:0]   tx_data_reg = {FRAME_WIDTH{1'b0}};
 
 // the resolve answer
 reg                     m_resolve_valid_reg = 1'b0;
@@ -235,20 +235,20 @@ reg [31:0]              arp_requests_out_reg = 32'd0;
 reg [31:0]              resolve_ok_reg = 32'd0;
 reg [31:0]              resolve_fail_reg = 32'd0;
 
-assign s_arp_ready = !rp_valid_reg;
-assign s_resolve_ready = !rs_pending_reg && !m_resolve_valid_reg;
+assign s_arp_ready = !reply_valid_reg;
+assign s_resolve_ready = !resolve_pending_reg && !m_resolve_valid_reg;
 
 assign m_resolve_valid = m_resolve_valid_reg;
 assign m_resolve_ip = m_resolve_ip_reg;
 assign m_resolve_mac = m_resolve_mac_reg;
 assign m_resolve_ok = m_resolve_ok_reg;
 
-wire f_last = FRAME_BEATS == 1 || f_beat_reg == LAST_BEAT;
+wire tx_last = FRAME_BEATS == 1 || tx_beat_reg == LAST_BEAT;
 
-assign m_axis_tdata = f_data_reg[DATA_WIDTH-1:0];
-assign m_axis_tkeep = f_last ? LAST_KEEP : {KEEP_WIDTH{1'b1}};
-assign m_axis_tvalid = f_valid_reg;
-assign m_axis_tlast = f_last;
+assign m_axis_tdata = tx_data_reg[DATA_WIDTH-1:0];
+assign m_axis_tkeep = tx_last ? LAST_KEEP : {KEEP_WIDTH{1'b1}};
+assign m_axis_tvalid = tx_valid_reg;
+assign m_axis_tlast = tx_last;
 assign m_axis_tuser = 1'b0;
 
 assign arp_requests_in = arp_requests_in_reg;
@@ -265,21 +265,21 @@ wire unused_tha = ^s_arp_tha;
 // the cache, so the matches are OR-ed together)
 
 reg [CACHE_SIZE-1:0] arp_match;
-reg [CACHE_SIZE-1:0] res_match;
-reg [47:0]           res_cache_mac;
+reg [CACHE_SIZE-1:0] resolve_match;
+reg [47:0]              resolve_cache_mac;
 integer i;
 
 always @* begin
-    res_cache_mac = 48'd0;
+    resolve_cache_mac = 48'd0;
     for (i = 0; i < CACHE_SIZE; i = i + 1) begin
         arp_match[i] = cache_valid_reg[i] && cache_ip_reg[32*i +: 32] == s_arp_spa;
-        res_match[i] = cache_valid_reg[i] && cache_ip_reg[32*i +: 32] == s_resolve_ip;
-        res_cache_mac = res_cache_mac | ({48{res_match[i]}} & cache_mac_reg[48*i +: 48]);
+        resolve_match[i] = cache_valid_reg[i] && cache_ip_reg[32*i +: 32] == s_resolve_ip;
+        resolve_cache_mac = resolve_cache_mac | ({48{resolve_match[i]}} & cache_mac_reg[48*i +: 48]);
     end
 end
 
 wire arp_hit = |arp_match;
-wire res_cache_hit = |res_match;
+wire resolve_cache_hit = |resolve_match;
 
 // ---------------------------------------------------------------------------
 // Received ARP
@@ -289,75 +289,75 @@ wire arp_is_req = s_arp_oper == OPER_REQUEST;
 wire arp_learnable = (arp_is_req || s_arp_oper == OPER_REPLY) &&
                      s_arp_spa != 32'd0 && s_arp_spa != cfg_ip;
 wire arp_for_us = s_arp_tpa == cfg_ip && cfg_ip != 32'd0;
-wire arp_pend = rs_pending_reg && s_arp_spa == rs_ip_reg;
+wire arp_from_pending = resolve_pending_reg && s_arp_spa == resolve_ip_reg;
 
 wire arp_update = arp_fire && arp_learnable && arp_hit;
-wire arp_insert = arp_fire && arp_learnable && !arp_hit && (arp_pend || (arp_is_req && arp_for_us));
+wire arp_insert = arp_fire && arp_learnable && !arp_hit && (arp_from_pending || (arp_is_req && arp_for_us));
 wire arp_learn = arp_update || arp_insert;
-wire arp_done = arp_fire && arp_learnable && arp_pend;
+wire arp_answers_resolve = arp_fire && arp_learnable && arp_from_pending;
 wire arp_reply = arp_fire && arp_is_req && arp_for_us;
 
 // ---------------------------------------------------------------------------
 // Resolve requests
 
-wire res_fire = s_resolve_valid && s_resolve_ready;
-wire res_bypass = arp_learn && s_arp_spa == s_resolve_ip;
-wire res_hit = res_bypass || res_cache_hit;
-wire [47:0] res_mac = res_bypass ? s_arp_sha : res_cache_mac;
+wire resolve_fire = s_resolve_valid && s_resolve_ready;
+wire resolve_bypass = arp_learn && s_arp_spa == s_resolve_ip;
+wire resolve_hit = resolve_bypass || resolve_cache_hit;
+wire [47:0] resolve_mac = resolve_bypass ? s_arp_sha : resolve_cache_mac;
 
-wire rs_expire = rs_run_reg && rs_timer_reg == {TW{1'b0}};
-wire rs_last = rs_sent_reg == RETRIES;
+wire retry_timer_expired = retry_timer_on_reg && retry_timer_reg == {TIMER_WIDTH{1'b0}};
+wire requests_all_sent = requests_sent_reg == RETRIES;
 
 // ---------------------------------------------------------------------------
 // Frame engine
 
-wire f_fire = f_valid_reg && m_axis_tready;
-wire f_take = !f_valid_reg || (m_axis_tready && f_last);
-wire load_req = f_take && rs_req_reg;
-wire load_rep = f_take && !rs_req_reg && rp_valid_reg;
+wire tx_fire = tx_valid_reg && m_axis_tready;
+wire tx_take = !tx_valid_reg || (m_axis_tready && tx_last);
+wire load_request = tx_take && request_queued_reg;
+wire load_reply = tx_take && !request_queued_reg && reply_valid_reg;
 
 // the next frame: our request if one is queued, else the reply
-reg [8*FRAME_BYTES-1:0] h;
-reg [47:0] b_dst;
-reg [47:0] b_tha;
-reg [31:0] b_tpa;
-reg [15:0] b_oper;
+reg [8*FRAME_BYTES-1:0] frame_bytes;
+reg [47:0] frame_dst_mac;
+reg [47:0] frame_tha;
+reg [31:0] frame_tpa;
+reg [15:0] frame_oper;
 integer j;
 
 always @* begin
-    if (rs_req_reg) begin
-        b_dst = 48'hFFFFFFFFFFFF;
-        b_tha = 48'd0;
-        b_tpa = rs_ip_reg;
-        b_oper = OPER_REQUEST;
+    if (request_queued_reg) begin
+        frame_dst_mac = 48'hFFFFFFFFFFFF;
+        frame_tha = 48'd0;
+        frame_tpa = resolve_ip_reg;
+        frame_oper = OPER_REQUEST;
     end else begin
-        b_dst = rp_sha_reg;
-        b_tha = rp_sha_reg;
-        b_tpa = rp_spa_reg;
-        b_oper = OPER_REPLY;
+        frame_dst_mac = reply_sha_reg;
+        frame_tha = reply_sha_reg;
+        frame_tpa = reply_spa_reg;
+        frame_oper = OPER_REPLY;
     end
 
-    // byte n in h[8*n +: 8]; bytes 42..59 are the pad
-    h = {8*FRAME_BYTES{1'b0}};
+    // byte n in frame_bytes[8*n +: 8]; bytes 42..59 are the pad
+    frame_bytes = {8*FRAME_BYTES{1'b0}};
     for (j = 0; j < 6; j = j + 1) begin
-        h[8*(0+j) +: 8] = b_dst[8*(5-j) +: 8];
-        h[8*(6+j) +: 8] = cfg_mac[8*(5-j) +: 8];
-        h[8*(22+j) +: 8] = cfg_mac[8*(5-j) +: 8];
-        h[8*(32+j) +: 8] = b_tha[8*(5-j) +: 8];
+        frame_bytes[8*(0+j) +: 8] = frame_dst_mac[8*(5-j) +: 8];
+        frame_bytes[8*(6+j) +: 8] = cfg_mac[8*(5-j) +: 8];
+        frame_bytes[8*(22+j) +: 8] = cfg_mac[8*(5-j) +: 8];
+        frame_bytes[8*(32+j) +: 8] = frame_tha[8*(5-j) +: 8];
     end
-    h[8*12 +: 8] = 8'h08;               // ethertype ARP
-    h[8*13 +: 8] = 8'h06;
-    h[8*14 +: 8] = 8'h00;               // htype Ethernet
-    h[8*15 +: 8] = 8'h01;
-    h[8*16 +: 8] = 8'h08;               // ptype IPv4
-    h[8*17 +: 8] = 8'h00;
-    h[8*18 +: 8] = 8'd6;                // hlen
-    h[8*19 +: 8] = 8'd4;                // plen
-    h[8*20 +: 8] = b_oper[15:8];
-    h[8*21 +: 8] = b_oper[7:0];
+    frame_bytes[8*12 +: 8] = 8'h08;               // ethertype ARP
+    frame_bytes[8*13 +: 8] = 8'h06;
+    frame_bytes[8*14 +: 8] = 8'h00;               // htype Ethernet
+    frame_bytes[8*15 +: 8] = 8'h01;
+    frame_bytes[8*16 +: 8] = 8'h08;               // ptype IPv4
+    frame_bytes[8*17 +: 8] = 8'h00;
+    frame_bytes[8*18 +: 8] = 8'd6;                // hlen
+    frame_bytes[8*19 +: 8] = 8'd4;                // plen
+    frame_bytes[8*20 +: 8] = frame_oper[15:8];
+    frame_bytes[8*21 +: 8] = frame_oper[7:0];
     for (j = 0; j < 4; j = j + 1) begin
-        h[8*(28+j) +: 8] = cfg_ip[8*(3-j) +: 8];
-        h[8*(38+j) +: 8] = b_tpa[8*(3-j) +: 8];
+        frame_bytes[8*(28+j) +: 8] = cfg_ip[8*(3-j) +: 8];
+        frame_bytes[8*(38+j) +: 8] = frame_tpa[8*(3-j) +: 8];
     end
 end
 
@@ -368,50 +368,50 @@ integer slot;
 
 always @(posedge clk) begin
     // frame engine
-    if (f_fire) begin
-        if (f_last) begin
-            f_valid_reg <= 1'b0;
-            if (f_is_req_reg) begin
+    if (tx_fire) begin
+        if (tx_last) begin
+            tx_valid_reg <= 1'b0;
+            if (tx_is_request_reg) begin
                 arp_requests_out_reg <= arp_requests_out_reg + 1'b1;
             end else begin
                 arp_replies_out_reg <= arp_replies_out_reg + 1'b1;
             end
         end else begin
             // (with one beat per frame the data is only ever loaded)
-            f_data_reg <= f_data_reg >> DATA_WIDTH;
-            f_beat_reg <= f_beat_reg + 1'b1;
+            tx_data_reg <= tx_data_reg >> DATA_WIDTH;
+            tx_beat_reg <= tx_beat_reg + 1'b1;
         end
     end
-    if (load_req || load_rep) begin
-        f_valid_reg <= 1'b1;
-        f_is_req_reg <= load_req;
-        f_beat_reg <= {BW{1'b0}};
-        f_data_reg <= {{(FRAME_WIDTH-8*FRAME_BYTES){1'b0}}, h};
+    if (load_request || load_reply) begin
+        tx_valid_reg <= 1'b1;
+        tx_is_request_reg <= load_request;
+        tx_beat_reg <= {BEAT_WIDTH{1'b0}};
+        tx_data_reg <= {{(FRAME_WIDTH-8*FRAME_BYTES){1'b0}}, frame_bytes};
     end
-    if (load_rep) begin
-        rp_valid_reg <= 1'b0;
+    if (load_reply) begin
+        reply_valid_reg <= 1'b0;
     end
 
     // reply slot (only filled when empty: s_arp_ready)
     if (arp_reply) begin
-        rp_valid_reg <= 1'b1;
-        rp_sha_reg <= s_arp_sha;
-        rp_spa_reg <= s_arp_spa;
+        reply_valid_reg <= 1'b1;
+        reply_sha_reg <= s_arp_sha;
+        reply_spa_reg <= s_arp_spa;
     end
 
     // cache: the MAC of the matching entry, or the whole entry the round-robin
     // pointer is at (a decoder per entry, no shifters)
     for (slot = 0; slot < CACHE_SIZE; slot = slot + 1) begin
-        if ((arp_update && arp_match[slot]) || (arp_insert && cache_rr_reg == slot[IW-1:0])) begin
+        if ((arp_update && arp_match[slot]) || (arp_insert && cache_rr_reg == slot[SLOT_WIDTH-1:0])) begin
             cache_mac_reg[48*slot +: 48] <= s_arp_sha;
         end
-        if (arp_insert && cache_rr_reg == slot[IW-1:0]) begin
+        if (arp_insert && cache_rr_reg == slot[SLOT_WIDTH-1:0]) begin
             cache_valid_reg[slot] <= 1'b1;
             cache_ip_reg[32*slot +: 32] <= s_arp_spa;
         end
     end
     if (arp_insert) begin
-        cache_rr_reg <= cache_rr_reg == LAST_SLOT ? {IW{1'b0}} : cache_rr_reg + 1'b1;
+        cache_rr_reg <= cache_rr_reg == LAST_SLOT ? {SLOT_WIDTH{1'b0}} : cache_rr_reg + 1'b1;
     end
 
     // resolve answer
@@ -425,60 +425,60 @@ always @(posedge clk) begin
     end
 
     // the resolve in progress: request loaded, first beat out, timer
-    if (load_req) begin
-        rs_req_reg <= 1'b0;
-        rs_sent_reg <= rs_sent_reg + 1'b1;
+    if (load_request) begin
+        request_queued_reg <= 1'b0;
+        requests_sent_reg <= requests_sent_reg + 1'b1;
     end
-    if (f_fire && f_beat_reg == {BW{1'b0}} && f_is_req_reg && rs_arm_reg) begin
-        rs_arm_reg <= 1'b0;
-        rs_run_reg <= 1'b1;
-        rs_timer_reg <= rs_last ? FAIL_WAIT : RETRY_WAIT;
+    if (tx_fire && tx_beat_reg == {BEAT_WIDTH{1'b0}} && tx_is_request_reg && retry_timer_arm_reg) begin
+        retry_timer_arm_reg <= 1'b0;
+        retry_timer_on_reg <= 1'b1;
+        retry_timer_reg <= requests_all_sent ? FAIL_WAIT : RETRY_WAIT;
     end
-    if (load_req) begin
-        rs_arm_reg <= 1'b1;
+    if (load_request) begin
+        retry_timer_arm_reg <= 1'b1;
     end
-    if (rs_run_reg) begin
-        rs_timer_reg <= rs_timer_reg - 1'b1;
-        if (rs_expire) begin
-            rs_run_reg <= 1'b0;
-            if (rs_last) begin
-                rs_pending_reg <= 1'b0;
+    if (retry_timer_on_reg) begin
+        retry_timer_reg <= retry_timer_reg - 1'b1;
+        if (retry_timer_expired) begin
+            retry_timer_on_reg <= 1'b0;
+            if (requests_all_sent) begin
+                resolve_pending_reg <= 1'b0;
                 m_resolve_valid_reg <= 1'b1;
-                m_resolve_ip_reg <= rs_ip_reg;
+                m_resolve_ip_reg <= resolve_ip_reg;
                 m_resolve_mac_reg <= 48'd0;
                 m_resolve_ok_reg <= 1'b0;
             end else begin
-                rs_req_reg <= 1'b1;
+                request_queued_reg <= 1'b1;
             end
         end
     end
 
     // answered by a received ARP (wins over a time-out in the same cycle)
-    if (arp_done) begin
-        rs_pending_reg <= 1'b0;
-        rs_req_reg <= 1'b0;
-        rs_arm_reg <= 1'b0;
-        rs_run_reg <= 1'b0;
+    if (arp_answers_resolve) begin
+        resolve_pending_reg <= 1'b0;
+        request_queued_reg <= 1'b0;
+        retry_timer_arm_reg <= 1'b0;
+        retry_timer_on_reg <= 1'b0;
         m_resolve_valid_reg <= 1'b1;
-        m_resolve_ip_reg <= rs_ip_reg;
+        m_resolve_ip_reg <= resolve_ip_reg;
         m_resolve_mac_reg <= s_arp_sha;
         m_resolve_ok_reg <= 1'b1;
     end
 
     // a new resolve (only while none is pending and the answer slot is free)
-    if (res_fire) begin
-        if (res_hit) begin
+    if (resolve_fire) begin
+        if (resolve_hit) begin
             m_resolve_valid_reg <= 1'b1;
             m_resolve_ip_reg <= s_resolve_ip;
-            m_resolve_mac_reg <= res_mac;
+            m_resolve_mac_reg <= resolve_mac;
             m_resolve_ok_reg <= 1'b1;
         end else begin
-            rs_pending_reg <= 1'b1;
-            rs_ip_reg <= s_resolve_ip;
-            rs_req_reg <= 1'b1;
-            rs_arm_reg <= 1'b0;
-            rs_run_reg <= 1'b0;
-            rs_sent_reg <= {NW{1'b0}};
+            resolve_pending_reg <= 1'b1;
+            resolve_ip_reg <= s_resolve_ip;
+            request_queued_reg <= 1'b1;
+            retry_timer_arm_reg <= 1'b0;
+            retry_timer_on_reg <= 1'b0;
+            requests_sent_reg <= {SENT_WIDTH{1'b0}};
         end
     end
 
@@ -489,14 +489,14 @@ always @(posedge clk) begin
 
     if (rst) begin
         cache_valid_reg <= {CACHE_SIZE{1'b0}};
-        cache_rr_reg <= {IW{1'b0}};
-        rs_pending_reg <= 1'b0;
-        rs_req_reg <= 1'b0;
-        rs_arm_reg <= 1'b0;
-        rs_run_reg <= 1'b0;
-        rp_valid_reg <= 1'b0;
-        f_valid_reg <= 1'b0;
-        f_beat_reg <= {BW{1'b0}};
+        cache_rr_reg <= {SLOT_WIDTH{1'b0}};
+        resolve_pending_reg <= 1'b0;
+        request_queued_reg <= 1'b0;
+        retry_timer_arm_reg <= 1'b0;
+        retry_timer_on_reg <= 1'b0;
+        reply_valid_reg <= 1'b0;
+        tx_valid_reg <= 1'b0;
+        tx_beat_reg <= {BEAT_WIDTH{1'b0}};
         m_resolve_valid_reg <= 1'b0;
         arp_requests_in_reg <= 32'd0;
         arp_replies_out_reg <= 32'd0;
@@ -508,4 +508,5 @@ end
 
 endmodule
 
+`default_nettype wire
 `resetall

@@ -87,4 +87,5 @@ endgenerate
 
 endmodule
 
+`default_nettype wire
 `resetall

@@ -378,62 +378,62 @@ end
 
 wire cur_alloc = a_idx_ok_reg && (cur_state != ST_RESET);
 
-reg d_reply;
-reg [2:0] d_ack;
-reg d_has_qp;
-reg d_open, d_info, d_rts, d_close, d_start;
+reg dec_reply;
+reg [2:0] dec_ack;
+reg dec_has_qp;
+reg dec_open, dec_info, dec_rts, dec_close, dec_start;
 
 always @* begin
-    d_reply = !a_ack_valid_reg;
-    d_ack = ACK_NAK;
-    d_has_qp = cur_alloc;
-    d_open = 1'b0;
-    d_info = 1'b0;
-    d_rts = 1'b0;
-    d_close = 1'b0;
-    d_start = 1'b0;
+    dec_reply = !a_ack_valid_reg;
+    dec_ack = ACK_NAK;
+    dec_has_qp = cur_alloc;
+    dec_open = 1'b0;
+    dec_info = 1'b0;
+    dec_rts = 1'b0;
+    dec_close = 1'b0;
+    dec_start = 1'b0;
 
     if (a_ack_valid_reg) begin
         // a reply: no answer
-        d_reply = 1'b0;
+        dec_reply = 1'b0;
     end else if (a_is_req_reg && a_txm_valid_reg) begin
         // a request and a txmeta command in one frame: refused
-        d_ack = ACK_NAK;
+        dec_ack = ACK_NAK;
     end else if (a_is_req_reg) begin
         case (a_req_reg)
             REQ_OPEN_QP: begin
-                d_has_qp = free_any;
+                dec_has_qp = free_any;
                 if (free_any) begin
-                    d_ack = ACK_ACK;
-                    d_open = 1'b1;
+                    dec_ack = ACK_ACK;
+                    dec_open = 1'b1;
                 end else begin
-                    d_ack = ACK_NO_QP;
+                    dec_ack = ACK_NO_QP;
                 end
             end
             REQ_SEND_QP_INFO: begin
                 if (cur_alloc && cur_state == ST_INIT && a_pad_ok_reg) begin
-                    d_ack = ACK_ACK;
-                    d_info = 1'b1;
+                    dec_ack = ACK_ACK;
+                    dec_info = 1'b1;
                 end
             end
             REQ_MODIFY_QP_RTS: begin
                 if (cur_alloc && cur_state == ST_RTR) begin
-                    d_ack = ACK_ACK;
-                    d_rts = 1'b1;
+                    dec_ack = ACK_ACK;
+                    dec_rts = 1'b1;
                 end
             end
             default: begin
                 // REQ_CLOSE_QP
                 if (cur_alloc) begin
-                    d_ack = ACK_ACK;
-                    d_close = 1'b1;
+                    dec_ack = ACK_ACK;
+                    dec_close = 1'b1;
                 end
             end
         endcase
     end else if (a_txm_valid_reg) begin
         if (cur_alloc && cur_state == ST_RTS) begin
-            d_ack = ACK_ACK;
-            d_start = a_txm_start_reg;
+            dec_ack = ACK_ACK;
+            dec_start = a_txm_start_reg;
         end
     end
 end
@@ -442,16 +442,16 @@ end
 always @* begin
     qp_state_next = qp_state_reg;
     if (dec_fire) begin
-        if (d_open) begin
+        if (dec_open) begin
             qp_state_next[3*free_idx +: 3] = ST_INIT;
         end
-        if (d_info) begin
+        if (dec_info) begin
             qp_state_next[3*a_idx_reg +: 3] = ST_RTR;
         end
-        if (d_rts) begin
+        if (dec_rts) begin
             qp_state_next[3*a_idx_reg +: 3] = ST_RTS;
         end
-        if (d_close) begin
+        if (dec_close) begin
             qp_state_next[3*a_idx_reg +: 3] = ST_RESET;
         end
     end
@@ -482,26 +482,26 @@ reg [31:0] b_rem_rkey_reg = 32'd0;
 reg [63:0] b_rem_base_reg = 64'd0;
 reg [31:0] b_rem_ip_reg = 32'd0;
 
-wire [QPW-1:0] d_qp = d_open ? free_idx : a_idx_reg;
-wire [23:0] d_qp_24 = {{(24-QPW){1'b0}}, d_qp};
+wire [QPW-1:0] dec_qp = dec_open ? free_idx : a_idx_reg;
+wire [23:0] dec_qp_24 = {{(24-QPW){1'b0}}, dec_qp};
 
 // ---------------------------------------------------------------------------
 // Reply frame: built from B into the output shift register
 
-reg o_active_reg = 1'b0;
-reg o_last_reg = 1'b0;
-reg [BW-1:0] o_left_reg = {BW{1'b0}};
-reg [FRAME_WIDTH-1:0] o_data_reg = {FRAME_WIDTH{1'b0}};
-reg [KEEP_WIDTH-1:0] o_keep_reg = {KEEP_WIDTH{1'b0}};
+reg out_active_reg = 1'b0;
+reg out_last_reg = 1'b0;
+reg [BW-1:0] out_left_reg = {BW{1'b0}};
+reg [FRAME_WIDTH-1:0] out_data_reg = {FRAME_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] out_keep_reg = {KEEP_WIDTH{1'b0}};
 reg [15:0] ip_id_reg = 16'd0;
 
-wire o_fire = o_active_reg && m_axis_tready;
-wire o_load = b_valid_reg && (!o_active_reg || (o_fire && o_last_reg));
+wire out_fire = out_active_reg && m_axis_tready;
+wire out_load = b_valid_reg && (!out_active_reg || (out_fire && out_last_reg));
 
-assign m_axis_tdata = o_data_reg[DATA_WIDTH-1:0];
-assign m_axis_tkeep = o_keep_reg;
-assign m_axis_tvalid = o_active_reg;
-assign m_axis_tlast = o_last_reg;
+assign m_axis_tdata = out_data_reg[DATA_WIDTH-1:0];
+assign m_axis_tkeep = out_keep_reg;
+assign m_axis_tvalid = out_active_reg;
+assign m_axis_tlast = out_last_reg;
 assign m_axis_tuser = 1'b0;
 
 // Ethernet II / IPv4 / UDP: bytes 0-41
@@ -521,32 +521,32 @@ eth_ipv4_udp_header eth_ipv4_udp_header_inst (
     .header(eth_ip_udp)
 );
 
-reg [8*FRAME_BYTES-1:0] h;
-reg [7:0] flags;
+reg [8*FRAME_BYTES-1:0] reply_bytes;
+reg [7:0] reply_flags;
 
 always @* begin
-    flags = {b_ack_reg, 1'b1, b_req_reg, 1'b1};
+    reply_flags = {b_ack_reg, 1'b1, b_req_reg, 1'b1};
 
-    // byte n in h[8*n +: 8]
-    h = {8*FRAME_BYTES{1'b0}};
-    h[0 +: 8*42] = eth_ip_udp;
+    // byte n in reply_bytes[8*n +: 8]
+    reply_bytes = {8*FRAME_BYTES{1'b0}};
+    reply_bytes[0 +: 8*42] = eth_ip_udp;
     // CM payload: payload byte n is frame byte 42 + n
-    h[8*42 +: 8] = flags;
+    reply_bytes[8*42 +: 8] = reply_flags;
     for (i = 0; i < 3; i = i + 1) begin
-        h[8*(42+2+i) +: 8] = b_loc_qpn_reg[8*(2-i) +: 8];
-        h[8*(42+6+i) +: 8] = b_loc_psn_reg[8*(2-i) +: 8];
-        h[8*(42+26+i) +: 8] = b_rem_qpn_reg[8*(2-i) +: 8];
-        h[8*(42+30+i) +: 8] = b_rem_psn_reg[8*(2-i) +: 8];
+        reply_bytes[8*(42+2+i) +: 8] = b_loc_qpn_reg[8*(2-i) +: 8];
+        reply_bytes[8*(42+6+i) +: 8] = b_loc_psn_reg[8*(2-i) +: 8];
+        reply_bytes[8*(42+26+i) +: 8] = b_rem_qpn_reg[8*(2-i) +: 8];
+        reply_bytes[8*(42+30+i) +: 8] = b_rem_psn_reg[8*(2-i) +: 8];
     end
     for (i = 0; i < 4; i = i + 1) begin
-        h[8*(42+9+i) +: 8] = cfg_rkey[8*(3-i) +: 8];
-        h[8*(42+21+i) +: 8] = cfg_ip[8*(3-i) +: 8];
-        h[8*(42+33+i) +: 8] = b_rem_rkey_reg[8*(3-i) +: 8];
-        h[8*(42+45+i) +: 8] = b_rem_ip_reg[8*(3-i) +: 8];
+        reply_bytes[8*(42+9+i) +: 8] = cfg_rkey[8*(3-i) +: 8];
+        reply_bytes[8*(42+21+i) +: 8] = cfg_ip[8*(3-i) +: 8];
+        reply_bytes[8*(42+33+i) +: 8] = b_rem_rkey_reg[8*(3-i) +: 8];
+        reply_bytes[8*(42+45+i) +: 8] = b_rem_ip_reg[8*(3-i) +: 8];
     end
     for (i = 0; i < 8; i = i + 1) begin
-        h[8*(42+13+i) +: 8] = cfg_base_addr[8*(7-i) +: 8];
-        h[8*(42+37+i) +: 8] = b_rem_base_reg[8*(7-i) +: 8];
+        reply_bytes[8*(42+13+i) +: 8] = cfg_base_addr[8*(7-i) +: 8];
+        reply_bytes[8*(42+37+i) +: 8] = b_rem_base_reg[8*(7-i) +: 8];
     end
 end
 
@@ -617,34 +617,34 @@ always @(posedge clk) begin
     end
 
     // decide: B, counters, txmeta
-    if (dec_fire && d_reply) begin
+    if (dec_fire && dec_reply) begin
         b_valid_reg <= 1'b1;
-        b_ack_reg <= d_ack;
+        b_ack_reg <= dec_ack;
         b_req_reg <= a_req_reg;
         b_mac_reg <= a_mac_reg;
         b_ip_reg <= a_ip_reg;
         b_port_reg <= a_port_reg;
-        b_loc_qpn_reg <= d_has_qp ? QPN_BASE_24 + d_qp_24 : 24'd0;
-        b_loc_psn_reg <= !d_has_qp ? 24'd0 : d_open ? psn_of(free_idx) : cur_loc_psn;
-        b_rem_qpn_reg <= (!d_has_qp || d_open) ? 24'd0 : d_info ? a_rem_qpn_reg : cur_rem_qpn;
-        b_rem_psn_reg <= (!d_has_qp || d_open) ? 24'd0 : d_info ? a_rem_psn_reg : cur_rem_psn;
-        b_rem_rkey_reg <= (!d_has_qp || d_open) ? 32'd0 : d_info ? a_rem_rkey_reg : cur_rem_rkey;
-        b_rem_base_reg <= (!d_has_qp || d_open) ? 64'd0 : d_info ? a_rem_base_reg : cur_rem_base;
-        b_rem_ip_reg <= (!d_has_qp || d_open) ? 32'd0 : d_info ? a_rem_ip_reg : cur_rem_ip;
-        if (d_ack == ACK_ACK) begin
+        b_loc_qpn_reg <= dec_has_qp ? QPN_BASE_24 + dec_qp_24 : 24'd0;
+        b_loc_psn_reg <= !dec_has_qp ? 24'd0 : dec_open ? psn_of(free_idx) : cur_loc_psn;
+        b_rem_qpn_reg <= (!dec_has_qp || dec_open) ? 24'd0 : dec_info ? a_rem_qpn_reg : cur_rem_qpn;
+        b_rem_psn_reg <= (!dec_has_qp || dec_open) ? 24'd0 : dec_info ? a_rem_psn_reg : cur_rem_psn;
+        b_rem_rkey_reg <= (!dec_has_qp || dec_open) ? 32'd0 : dec_info ? a_rem_rkey_reg : cur_rem_rkey;
+        b_rem_base_reg <= (!dec_has_qp || dec_open) ? 64'd0 : dec_info ? a_rem_base_reg : cur_rem_base;
+        b_rem_ip_reg <= (!dec_has_qp || dec_open) ? 32'd0 : dec_info ? a_rem_ip_reg : cur_rem_ip;
+        if (dec_ack == ACK_ACK) begin
             cm_acks_reg <= cm_acks_reg + 32'd1;
         end
-        if (d_ack == ACK_NAK) begin
+        if (dec_ack == ACK_NAK) begin
             cm_naks_reg <= cm_naks_reg + 32'd1;
         end
-        if (d_ack == ACK_NO_QP) begin
+        if (dec_ack == ACK_NO_QP) begin
             cm_no_qp_reg <= cm_no_qp_reg + 32'd1;
         end
-    end else if (o_load) begin
+    end else if (out_load) begin
         b_valid_reg <= 1'b0;
     end
 
-    if (dec_fire && d_start) begin
+    if (dec_fire && dec_start) begin
         m_txmeta_valid_reg <= 1'b1;
         m_txmeta_qp_reg <= a_idx_reg;
         m_txmeta_is_immediate_reg <= a_txm_imm_reg;
@@ -659,11 +659,11 @@ always @(posedge clk) begin
     // QP records
     qp_state_reg <= qp_state_next;
     for (i = 0; i < N_QP; i = i + 1) begin
-        if (dec_fire && d_open && free_idx == i[QPW-1:0]) begin
+        if (dec_fire && dec_open && free_idx == i[QPW-1:0]) begin
             qp_loc_psn_reg[24*i +: 24] <= psn_of(free_idx);
             qp_pmtu_code_reg[3*i +: 3] <= cfg_pmtu_eff;
         end
-        if (dec_fire && d_info && a_idx_reg == i[QPW-1:0]) begin
+        if (dec_fire && dec_info && a_idx_reg == i[QPW-1:0]) begin
             qp_rem_qpn_reg[24*i +: 24] <= a_rem_qpn_reg;
             qp_rem_psn_reg[24*i +: 24] <= a_rem_psn_reg;
             qp_rem_rkey_reg[32*i +: 32] <= a_rem_rkey_reg;
@@ -671,7 +671,7 @@ always @(posedge clk) begin
             qp_rem_ip_reg[32*i +: 32] <= a_rem_ip_reg;
             qp_rem_mac_reg[48*i +: 48] <= a_mac_reg;
         end
-        if (dec_fire && d_close && a_idx_reg == i[QPW-1:0]) begin
+        if (dec_fire && dec_close && a_idx_reg == i[QPW-1:0]) begin
             qp_rem_qpn_reg[24*i +: 24] <= 24'd0;
             qp_rem_psn_reg[24*i +: 24] <= 24'd0;
             qp_rem_rkey_reg[32*i +: 32] <= 32'd0;
@@ -687,28 +687,28 @@ always @(posedge clk) begin
     ctrl_refused_reg <= ctrl_valid && !ctrl_ok;
 
     // output
-    if (o_load) begin
-        o_active_reg <= 1'b1;
-        o_data_reg <= {{(FRAME_WIDTH-8*FRAME_BYTES){1'b0}}, h};
-        o_left_reg <= BEATS_M1;
-        o_last_reg <= (BEATS == 1);
-        o_keep_reg <= (BEATS == 1) ? LAST_KEEP : {KEEP_WIDTH{1'b1}};
+    if (out_load) begin
+        out_active_reg <= 1'b1;
+        out_data_reg <= {{(FRAME_WIDTH-8*FRAME_BYTES){1'b0}}, reply_bytes};
+        out_left_reg <= BEATS_M1;
+        out_last_reg <= (BEATS == 1);
+        out_keep_reg <= (BEATS == 1) ? LAST_KEEP : {KEEP_WIDTH{1'b1}};
         ip_id_reg <= ip_id_reg + 16'd1;
-    end else if (o_fire) begin
-        o_data_reg <= o_data_reg >> DATA_WIDTH;
-        o_left_reg <= o_left_reg - 1'b1;
-        o_last_reg <= (o_left_reg == 1);
-        o_keep_reg <= (o_left_reg == 1) ? LAST_KEEP : {KEEP_WIDTH{1'b1}};
-        if (o_last_reg) begin
-            o_active_reg <= 1'b0;
+    end else if (out_fire) begin
+        out_data_reg <= out_data_reg >> DATA_WIDTH;
+        out_left_reg <= out_left_reg - 1'b1;
+        out_last_reg <= (out_left_reg == 1);
+        out_keep_reg <= (out_left_reg == 1) ? LAST_KEEP : {KEEP_WIDTH{1'b1}};
+        if (out_last_reg) begin
+            out_active_reg <= 1'b0;
         end
     end
 
     if (rst) begin
         a_valid_reg <= 1'b0;
         b_valid_reg <= 1'b0;
-        o_active_reg <= 1'b0;
-        o_last_reg <= 1'b0;
+        out_active_reg <= 1'b0;
+        out_last_reg <= 1'b0;
         m_txmeta_valid_reg <= 1'b0;
         ctrl_refused_reg <= 1'b0;
         ip_id_reg <= 16'd0;
@@ -730,4 +730,5 @@ end
 
 endmodule
 
+`default_nettype wire
 `resetall

@@ -181,15 +181,39 @@ module roce_endpoint #
 
 localparam QPW = $clog2(N_QP);
 
+initial begin
+    // (frame_beats below divides by KEEP_WIDTH with a shift)
+    if (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512) begin
+        $error("Error: DATA_WIDTH must be 64, 128, 256 or 512 (instance %m)");
+        $finish;
+    end
+    if (KEEP_WIDTH * 8 != DATA_WIDTH) begin
+        $error("Error: KEEP_WIDTH must be DATA_WIDTH/8 (instance %m)");
+        $finish;
+    end
+    if (N_QP < 4) begin
+        $error("Error: N_QP must be at least 4 (roce_cm) (instance %m)");
+        $finish;
+    end
+    if (DESC_FIFO_DEPTH < 2 || (DESC_FIFO_DEPTH & (DESC_FIFO_DEPTH - 1)) != 0) begin
+        $error("Error: DESC_FIFO_DEPTH must be a power of 2, at least 2 (instance %m)");
+        $finish;
+    end
+    if (DESC_FIFO_BEATS < 0) begin
+        $error("Error: DESC_FIFO_BEATS must be 0 (no limit) or more (instance %m)");
+        $finish;
+    end
+end
+
 // ---------------------------------------------------------------------------
 // RX: ICRC check
 
-wire [DATA_WIDTH-1:0]  rxc_tdata;
-wire [KEEP_WIDTH-1:0]  rxc_tkeep;
-wire                   rxc_tvalid;
-wire                   rxc_tready;
-wire                   rxc_tlast;
-wire                   rxc_tuser;
+wire [DATA_WIDTH-1:0]  rx_checked_tdata;
+wire [KEEP_WIDTH-1:0]  rx_checked_tkeep;
+wire                   rx_checked_tvalid;
+wire                   rx_checked_tready;
+wire                   rx_checked_tlast;
+wire                   rx_checked_tuser;
 
 roce_icrc_check #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -204,12 +228,12 @@ icrc_check_inst (
     .s_axis_tready(s_axis_tready),
     .s_axis_tlast(s_axis_tlast),
     .s_axis_tuser(s_axis_tuser),
-    .m_axis_tdata(rxc_tdata),
-    .m_axis_tkeep(rxc_tkeep),
-    .m_axis_tvalid(rxc_tvalid),
-    .m_axis_tready(rxc_tready),
-    .m_axis_tlast(rxc_tlast),
-    .m_axis_tuser(rxc_tuser)
+    .m_axis_tdata(rx_checked_tdata),
+    .m_axis_tkeep(rx_checked_tkeep),
+    .m_axis_tvalid(rx_checked_tvalid),
+    .m_axis_tready(rx_checked_tready),
+    .m_axis_tlast(rx_checked_tlast),
+    .m_axis_tuser(rx_checked_tuser)
 );
 
 // ---------------------------------------------------------------------------
@@ -265,12 +289,12 @@ rx_parse_inst (
     .rst(rst),
     .cfg_mac(cfg_mac),
     .cfg_ip(cfg_ip),
-    .s_axis_tdata(rxc_tdata),
-    .s_axis_tkeep(rxc_tkeep),
-    .s_axis_tvalid(rxc_tvalid),
-    .s_axis_tready(rxc_tready),
-    .s_axis_tlast(rxc_tlast),
-    .s_axis_tuser(rxc_tuser),
+    .s_axis_tdata(rx_checked_tdata),
+    .s_axis_tkeep(rx_checked_tkeep),
+    .s_axis_tvalid(rx_checked_tvalid),
+    .s_axis_tready(rx_checked_tready),
+    .s_axis_tlast(rx_checked_tlast),
+    .s_axis_tuser(rx_checked_tuser),
     .m_arp_valid(arp_valid),
     .m_arp_ready(arp_ready),
     .m_arp_oper(arp_oper),
@@ -625,49 +649,49 @@ req_inst (
 
 localparam DESC_WIDTH = 48+32+16+16+8+1+24+24+64+32+32+32+13;
 
-wire                   txd_valid;
-wire                   txd_ready;
-wire [47:0]            txd_dst_mac;
-wire [31:0]            txd_dst_ip;
-wire [15:0]            txd_ip_id;
-wire [15:0]            txd_udp_sport;
-wire [7:0]             txd_opcode;
-wire                   txd_ack_req;
-wire [23:0]            txd_dest_qp;
-wire [23:0]            txd_psn;
-wire [63:0]            txd_reth_va;
-wire [31:0]            txd_reth_rkey;
-wire [31:0]            txd_reth_len;
-wire [31:0]            txd_imm;
-wire [12:0]            txd_payload_len;
+wire                   fifo_desc_valid;
+wire                   fifo_desc_ready;
+wire [47:0]            fifo_desc_dst_mac;
+wire [31:0]            fifo_desc_dst_ip;
+wire [15:0]            fifo_desc_ip_id;
+wire [15:0]            fifo_desc_udp_sport;
+wire [7:0]             fifo_desc_opcode;
+wire                   fifo_desc_ack_req;
+wire [23:0]            fifo_desc_dest_qp;
+wire [23:0]            fifo_desc_psn;
+wire [63:0]            fifo_desc_reth_va;
+wire [31:0]            fifo_desc_reth_rkey;
+wire [31:0]            fifo_desc_reth_len;
+wire [31:0]            fifo_desc_imm;
+wire [12:0]            fifo_desc_payload_len;
 
 localparam KEEP_SHIFT = $clog2(KEEP_WIDTH);
 
 // a frame's cost: ceil((payload + 64) / KEEP_WIDTH) beats, about its length
 // (the headers are 54..74 bytes, the ICRC 4)
 function [13:0] frame_beats(input [12:0] plen);
-    reg [13:0] b;
+    reg [13:0] bytes_up;
     begin
-        b = {1'b0, plen} + 14'd64 + KEEP_WIDTH[13:0] - 14'd1;
-        frame_beats = b >> KEEP_SHIFT;
+        bytes_up = {1'b0, plen} + 14'd64 + KEEP_WIDTH[13:0] - 14'd1;
+        frame_beats = bytes_up >> KEEP_SHIFT;
     end
 endfunction
 
 // beats of the descriptors in the FIFO (output register included)
-reg  [31:0]            dfifo_beats_reg = 32'd0;
-wire                   dfifo_s_ready;
-wire                   dfifo_room = DESC_FIFO_BEATS == 0 || dfifo_beats_reg < DESC_FIFO_BEATS;
-wire                   dfifo_in = desc_valid && desc_ready;
-wire                   dfifo_out = txd_valid && txd_ready;
+reg  [31:0]            desc_fifo_beats_reg = 32'd0;
+wire                   desc_fifo_s_ready;
+wire                   desc_fifo_room = DESC_FIFO_BEATS == 0 || desc_fifo_beats_reg < DESC_FIFO_BEATS;
+wire                   desc_fifo_in = desc_valid && desc_ready;
+wire                   desc_fifo_out = fifo_desc_valid && fifo_desc_ready;
 
-assign desc_ready = dfifo_s_ready && dfifo_room;
+assign desc_ready = desc_fifo_s_ready && desc_fifo_room;
 
 always @(posedge clk) begin
-    dfifo_beats_reg <= dfifo_beats_reg
-        + (dfifo_in ? {18'd0, frame_beats(desc_payload_len)} : 32'd0)
-        - (dfifo_out ? {18'd0, frame_beats(txd_payload_len)} : 32'd0);
+    desc_fifo_beats_reg <= desc_fifo_beats_reg
+        + (desc_fifo_in ? {18'd0, frame_beats(desc_payload_len)} : 32'd0)
+        - (desc_fifo_out ? {18'd0, frame_beats(fifo_desc_payload_len)} : 32'd0);
     if (rst)
-        dfifo_beats_reg <= 32'd0;
+        desc_fifo_beats_reg <= 32'd0;
 end
 
 sync_fifo #(
@@ -683,27 +707,27 @@ desc_fifo_inst (
         desc_dest_qp, desc_psn, desc_reth_va, desc_reth_rkey, desc_reth_len,
         desc_imm, desc_payload_len
     }),
-    .s_valid(desc_valid && dfifo_room),
-    .s_ready(dfifo_s_ready),
+    .s_valid(desc_valid && desc_fifo_room),
+    .s_ready(desc_fifo_s_ready),
     .m_data({
-        txd_dst_mac, txd_dst_ip, txd_ip_id,
-        txd_udp_sport, txd_opcode, txd_ack_req,
-        txd_dest_qp, txd_psn, txd_reth_va, txd_reth_rkey, txd_reth_len,
-        txd_imm, txd_payload_len
+        fifo_desc_dst_mac, fifo_desc_dst_ip, fifo_desc_ip_id,
+        fifo_desc_udp_sport, fifo_desc_opcode, fifo_desc_ack_req,
+        fifo_desc_dest_qp, fifo_desc_psn, fifo_desc_reth_va, fifo_desc_reth_rkey, fifo_desc_reth_len,
+        fifo_desc_imm, fifo_desc_payload_len
     }),
-    .m_valid(txd_valid),
-    .m_ready(txd_ready)
+    .m_valid(fifo_desc_valid),
+    .m_ready(fifo_desc_ready)
 );
 
 // ---------------------------------------------------------------------------
 // TX: frame builder, ICRC
 
-wire [DATA_WIDTH-1:0]  txf_tdata;
-wire [KEEP_WIDTH-1:0]  txf_tkeep;
-wire                   txf_tvalid;
-wire                   txf_tready;
-wire                   txf_tlast;
-wire                   txf_tuser;
+wire [DATA_WIDTH-1:0]  tx_frame_tdata;
+wire [KEEP_WIDTH-1:0]  tx_frame_tkeep;
+wire                   tx_frame_tvalid;
+wire                   tx_frame_tready;
+wire                   tx_frame_tlast;
+wire                   tx_frame_tuser;
 
 wire [DATA_WIDTH-1:0]  roce_tx_tdata;
 wire [KEEP_WIDTH-1:0]  roce_tx_tkeep;
@@ -719,37 +743,37 @@ roce_tx_frame #(
 tx_frame_inst (
     .clk(clk),
     .rst(rst),
-    .s_desc_valid(txd_valid),
-    .s_desc_ready(txd_ready),
-    .s_desc_dst_mac(txd_dst_mac),
+    .s_desc_valid(fifo_desc_valid),
+    .s_desc_ready(fifo_desc_ready),
+    .s_desc_dst_mac(fifo_desc_dst_mac),
     .s_desc_src_mac(desc_src_mac),
     .s_desc_src_ip(desc_src_ip),
-    .s_desc_dst_ip(txd_dst_ip),
-    .s_desc_ip_id(txd_ip_id),
+    .s_desc_dst_ip(fifo_desc_dst_ip),
+    .s_desc_ip_id(fifo_desc_ip_id),
     .s_desc_tos(desc_tos),
-    .s_desc_udp_sport(txd_udp_sport),
-    .s_desc_opcode(txd_opcode),
+    .s_desc_udp_sport(fifo_desc_udp_sport),
+    .s_desc_opcode(fifo_desc_opcode),
     .s_desc_solicited(desc_solicited),
-    .s_desc_ack_req(txd_ack_req),
-    .s_desc_dest_qp(txd_dest_qp),
-    .s_desc_psn(txd_psn),
-    .s_desc_reth_va(txd_reth_va),
-    .s_desc_reth_rkey(txd_reth_rkey),
-    .s_desc_reth_len(txd_reth_len),
-    .s_desc_imm(txd_imm),
-    .s_desc_payload_len(txd_payload_len),
+    .s_desc_ack_req(fifo_desc_ack_req),
+    .s_desc_dest_qp(fifo_desc_dest_qp),
+    .s_desc_psn(fifo_desc_psn),
+    .s_desc_reth_va(fifo_desc_reth_va),
+    .s_desc_reth_rkey(fifo_desc_reth_rkey),
+    .s_desc_reth_len(fifo_desc_reth_len),
+    .s_desc_imm(fifo_desc_imm),
+    .s_desc_payload_len(fifo_desc_payload_len),
     .s_axis_tdata(s_mem_axis_tdata),
     .s_axis_tkeep(s_mem_axis_tkeep),
     .s_axis_tvalid(s_mem_axis_tvalid),
     .s_axis_tready(s_mem_axis_tready),
     .s_axis_tlast(s_mem_axis_tlast),
     .s_axis_tuser(s_mem_axis_tuser),
-    .m_axis_tdata(txf_tdata),
-    .m_axis_tkeep(txf_tkeep),
-    .m_axis_tvalid(txf_tvalid),
-    .m_axis_tready(txf_tready),
-    .m_axis_tlast(txf_tlast),
-    .m_axis_tuser(txf_tuser)
+    .m_axis_tdata(tx_frame_tdata),
+    .m_axis_tkeep(tx_frame_tkeep),
+    .m_axis_tvalid(tx_frame_tvalid),
+    .m_axis_tready(tx_frame_tready),
+    .m_axis_tlast(tx_frame_tlast),
+    .m_axis_tuser(tx_frame_tuser)
 );
 
 roce_icrc_insert #(
@@ -759,12 +783,12 @@ roce_icrc_insert #(
 icrc_insert_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata(txf_tdata),
-    .s_axis_tkeep(txf_tkeep),
-    .s_axis_tvalid(txf_tvalid),
-    .s_axis_tready(txf_tready),
-    .s_axis_tlast(txf_tlast),
-    .s_axis_tuser(txf_tuser),
+    .s_axis_tdata(tx_frame_tdata),
+    .s_axis_tkeep(tx_frame_tkeep),
+    .s_axis_tvalid(tx_frame_tvalid),
+    .s_axis_tready(tx_frame_tready),
+    .s_axis_tlast(tx_frame_tlast),
+    .s_axis_tuser(tx_frame_tuser),
     .m_axis_tdata(roce_tx_tdata),
     .m_axis_tkeep(roce_tx_tkeep),
     .m_axis_tvalid(roce_tx_tvalid),
@@ -807,4 +831,5 @@ tx_arb_inst (
 
 endmodule
 
+`default_nettype wire
 `resetall

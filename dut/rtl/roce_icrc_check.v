@@ -11,12 +11,13 @@
  * always leaves the register at 0xDEBB20E3 (the Ethernet FCS residue).
  *
  * Pipeline, one beat per clock, no bubbles:
- *   stage 1 (s1_*): the accepted beat, and the ICRC register after it from
- *     roce_icrc_core (the only feedback path), the number of lanes the beat
- *     leaves out and whether the frame is too short.
- *   output (m_axis_*, registered): on a last beat roce_icrc_unstep takes the
- *     zero fill of the missing lanes back out and the register is compared
- *     with the residue.
+ *   stage 1 (roce_icrc_stage, shared with roce_icrc_insert): the accepted
+ *     beat, and the ICRC register after it from roce_icrc_core (the only
+ *     feedback path), the number of lanes the beat leaves out; here, whether
+ *     the frame is too short.
+ *   output (m_axis_*, registered): on a last beat roce_icrc_unstep (in the
+ *     stage) takes the zero fill of the missing lanes back out and the
+ *     register is compared with the residue.
  * Latency: 2 cycles from s_axis to m_axis. s_axis_tready depends on
  * m_axis_tready combinationally (one gate).
  */
@@ -57,7 +58,6 @@ module roce_icrc_check #
     output wire                   m_axis_tuser
 );
 
-localparam BEAT_WIDTH = $clog2((47+KEEP_WIDTH-1)/KEEP_WIDTH+1);
 localparam FILL_WIDTH = $clog2(KEEP_WIDTH);
 
 // register after a frame and its ICRC
@@ -66,18 +66,31 @@ localparam [31:0] RESIDUE = 32'hDEBB20E3;
 localparam [7:0] MIN_BYTES = 8'd58;
 localparam [7:0] KEEP_BYTES = KEEP_WIDTH[7:0];
 
-// stage 1
-reg                   s1_valid_reg = 1'b0;
-reg [DATA_WIDTH-1:0]  s1_data_reg = {DATA_WIDTH{1'b0}};
-reg [KEEP_WIDTH-1:0]  s1_keep_reg = {KEEP_WIDTH{1'b0}};
-reg                   s1_last_reg = 1'b0;
-reg                   s1_user_reg = 1'b0;
+initial begin
+    if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || DATA_WIDTH % 64 != 0) begin
+        $error("Error: DATA_WIDTH must be 64..512, a multiple of 64 (instance %m)");
+        $finish;
+    end
+    if (KEEP_WIDTH * 8 != DATA_WIDTH) begin
+        $error("Error: KEEP_WIDTH must be DATA_WIDTH/8 (instance %m)");
+        $finish;
+    end
+end
+
+// stage 1 (roce_icrc_stage), and whether its frame is shorter than MIN_BYTES
+// up to the end of its beat
+wire                  s1_valid;
+wire                  s1_take;
+wire [DATA_WIDTH-1:0] s1_tdata;
+wire [KEEP_WIDTH-1:0] s1_tkeep;
+wire                  s1_tlast;
+wire                  s1_tuser;
+wire [FILL_WIDTH-1:0] s1_fill;
+wire [31:0]           s1_crc;
+wire [FILL_WIDTH-1:0] s_fill;
 reg                   s1_short_reg = 1'b0;
-reg [31:0]            s1_crc_reg = 32'd0;
-reg [FILL_WIDTH-1:0]  s1_fill_reg = {FILL_WIDTH{1'b0}};
-reg [BEAT_WIDTH-1:0]  beat_reg = {BEAT_WIDTH{1'b0}};
-// bytes of this frame before the current beat, saturating at MIN_BYTES
-reg [7:0]             count_reg = 8'd0;
+// bytes of this frame before the beat at s_axis, saturating at MIN_BYTES
+reg [7:0]             byte_count_reg = 8'd0;
 
 // output register
 reg                   m_axis_tvalid_reg = 1'b0;
@@ -86,16 +99,11 @@ reg [KEEP_WIDTH-1:0]  m_axis_tkeep_reg = {KEEP_WIDTH{1'b0}};
 reg                   m_axis_tlast_reg = 1'b0;
 reg                   m_axis_tuser_reg = 1'b0;
 
-wire [31:0]           crc_next;
-wire [FILL_WIDTH-1:0] fill_next;
-wire [31:0]           crc_final;
-
 // handshakes
 wire out_ready = !m_axis_tvalid_reg || m_axis_tready;
-wire s1_go = s1_valid_reg && out_ready;
 wire s_go = s_axis_tvalid && s_axis_tready;
 
-assign s_axis_tready = !s1_valid_reg || out_ready;
+assign s1_take = s1_valid && out_ready;
 
 assign m_axis_tdata = m_axis_tdata_reg;
 assign m_axis_tkeep = m_axis_tkeep_reg;
@@ -103,59 +111,47 @@ assign m_axis_tvalid = m_axis_tvalid_reg;
 assign m_axis_tlast = m_axis_tlast_reg;
 assign m_axis_tuser = m_axis_tuser_reg;
 
-roce_icrc_core #(
-    .DATA_WIDTH(DATA_WIDTH),
-    .KEEP_WIDTH(KEEP_WIDTH),
-    .BEAT_WIDTH(BEAT_WIDTH),
-    .FILL_WIDTH(FILL_WIDTH)
-)
-core_inst (
-    .crc_in(s1_crc_reg),
-    .beat(beat_reg),
-    .tdata(s_axis_tdata),
-    .tkeep(s_axis_tkeep),
-    .crc_out(crc_next),
-    .fill(fill_next)
-);
-
-roce_icrc_unstep #(
+roce_icrc_stage #(
     .DATA_WIDTH(DATA_WIDTH),
     .KEEP_WIDTH(KEEP_WIDTH),
     .FILL_WIDTH(FILL_WIDTH)
 )
-unstep_inst (
-    .crc_in(s1_crc_reg),
-    .fill(s1_fill_reg),
-    .crc_out(crc_final)
+stage_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata(s_axis_tdata),
+    .s_axis_tkeep(s_axis_tkeep),
+    .s_axis_tvalid(s_axis_tvalid),
+    .s_axis_tready(s_axis_tready),
+    .s_axis_tlast(s_axis_tlast),
+    .s_axis_tuser(s_axis_tuser),
+    .s_fill(s_fill),
+    .s1_valid(s1_valid),
+    .s1_take(s1_take),
+    .s1_tdata(s1_tdata),
+    .s1_tkeep(s1_tkeep),
+    .s1_tlast(s1_tlast),
+    .s1_tuser(s1_tuser),
+    .s1_fill(s1_fill),
+    .s1_crc(s1_crc)
 );
 
-// bytes up to and including this beat (tkeep is full on all but the last)
-wire [7:0] count_next = count_reg + KEEP_BYTES - {{8-FILL_WIDTH{1'b0}}, fill_next};
+// the stage's fill is only needed here at s_axis (the byte count)
+wire unused_fill = ^s1_fill;
 
-wire bad = crc_final != RESIDUE || s1_short_reg;
+// bytes up to and including the beat at s_axis (tkeep is full on all but the last)
+wire [7:0] byte_count_next = byte_count_reg + KEEP_BYTES - {{8-FILL_WIDTH{1'b0}}, s_fill};
+
+wire bad = s1_crc != RESIDUE || s1_short_reg;
 
 always @(posedge clk) begin
-    // stage 1
-    if (s1_go) begin
-        s1_valid_reg <= 1'b0;
-    end
+    // stage 1: the frame's length so far
     if (s_go) begin
-        s1_valid_reg <= 1'b1;
-        s1_data_reg <= s_axis_tdata;
-        s1_keep_reg <= s_axis_tkeep;
-        s1_last_reg <= s_axis_tlast;
-        s1_user_reg <= s_axis_tuser;
-        s1_short_reg <= count_next < MIN_BYTES;
-        s1_crc_reg <= crc_next;
-        s1_fill_reg <= fill_next;
+        s1_short_reg <= byte_count_next < MIN_BYTES;
         if (s_axis_tlast) begin
-            beat_reg <= {BEAT_WIDTH{1'b0}};
-            count_reg <= 8'd0;
+            byte_count_reg <= 8'd0;
         end else begin
-            if (beat_reg != {BEAT_WIDTH{1'b1}}) begin
-                beat_reg <= beat_reg + 1'b1;
-            end
-            count_reg <= count_next < MIN_BYTES ? count_next : MIN_BYTES;
+            byte_count_reg <= byte_count_next < MIN_BYTES ? byte_count_next : MIN_BYTES;
         end
     end
 
@@ -163,22 +159,21 @@ always @(posedge clk) begin
     if (m_axis_tready) begin
         m_axis_tvalid_reg <= 1'b0;
     end
-    if (s1_go) begin
+    if (s1_take) begin
         m_axis_tvalid_reg <= 1'b1;
-        m_axis_tdata_reg <= s1_data_reg;
-        m_axis_tkeep_reg <= s1_keep_reg;
-        m_axis_tlast_reg <= s1_last_reg;
-        m_axis_tuser_reg <= s1_user_reg || (s1_last_reg && bad);
+        m_axis_tdata_reg <= s1_tdata;
+        m_axis_tkeep_reg <= s1_tkeep;
+        m_axis_tlast_reg <= s1_tlast;
+        m_axis_tuser_reg <= s1_tuser || (s1_tlast && bad);
     end
 
     if (rst) begin
-        s1_valid_reg <= 1'b0;
-        beat_reg <= {BEAT_WIDTH{1'b0}};
-        count_reg <= 8'd0;
+        byte_count_reg <= 8'd0;
         m_axis_tvalid_reg <= 1'b0;
     end
 end
 
 endmodule
 
+`default_nettype wire
 `resetall

@@ -191,4 +191,5 @@ endgenerate
 
 endmodule
 
+`default_nettype wire
 `resetall

@@ -102,4 +102,5 @@ assign crc_out = step[FILL_WIDTH-1].x_out;
 
 endmodule
 
+`default_nettype wire
 `resetall

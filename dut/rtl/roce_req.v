@@ -8,55 +8,79 @@
  * The payload is never stored here: every (re)transmission re-reads memory.
  *
  * Work queue: WQ_DEPTH entries per QP, a ring with three pointers:
- *   head  oldest WR not yet completed       (moved by the completion walker)
- *   cur   the WR holding the next PSN to send (moved by the sender, set back
- *         by go-back)
- *   tail  next free entry                     (moved by posting)
+ *   head_ptr  oldest WR not yet completed      (moved by the completion
+ *             walker)
+ *   send_ptr  the WR holding the next PSN to send (moved by the sender, set
+ *             back by a go-back)
+ *   tail_ptr  next free entry                  (moved by posting)
  * A WR gets its PSNs when it is posted: first_psn = the QP's next PSN,
  * npkts = max(1, ceil(length / PMTU)) with the QP's PMTU at that moment (kept
  * in the entry, so a later PMTU change affects only later WRs). Lengths up to
  * 2^31 bytes (IBA's maximum message) are supported.
  *
- * Per-QP PSN state: una (oldest unacknowledged), nxt (next to send), hi (one
- * past the highest ever sent). The segment a PSN stands for is computed from
- * (nxt - first_psn) of its WR, so going back to any PSN is just setting nxt
- * (and cur to the oldest WR; the sender skips WRs that lie wholly before nxt,
- * one per cycle, without sending).
+ * Per-QP PSN state: unacked_psn (oldest unacknowledged), send_psn (next to
+ * send), sent_end_psn (one past the highest ever sent). The segment a PSN
+ * stands for is computed from (send_psn - first_psn) of its WR, so going back
+ * to any PSN is just setting send_psn (and send_ptr to the oldest WR; the
+ * sender skips WRs that lie wholly before send_psn, one per cycle, without
+ * sending).
  *
- * Sending: round robin over the QPs that are in RTS (qp_state 3), initialised,
- * not in error, not waiting out an RNR NAK, have a WR at cur, and have fewer
- * than WINDOW PSNs outstanding (nxt - una). One packet per cycle when both
- * output registers are free. Opcodes First/Middle/Last/Only at the PMTU
- * (256 << pmtu_code, codes above 4 taken as 4); RETH on WRITE First/Only
- * (va = remote_va, rkey, DMA length = the WR's length); ImmDt on the last
- * packet of *_IMM. AckReq on every Last/Only, on every PSN whose low six
- * bits are all ones (at least every 64 packets), and on the packet that fills
- * the window. ip_id counts packets (all QPs); tos 0; solicited 0;
+ * The logic is in sections, each an always @* computing the *_next values of
+ * the registers it owns and a small clocked block (verilog-ethernet style):
+ *   per-QP view       QP state, the WRs at the head and send pointers
+ *   ACK decode        the ACK input register decoded (wires)
+ *   ACK timer expiry  which local ACK timers ran out this cycle (and what
+ *                     that does)
+ *   completion walker head_ptr, the completion output register
+ *   sender            send_ptr, send_psn, sent_end_psn, the descriptor and
+ *                     memory read output registers
+ *   timers            the 4.096 us / 10 us ticks, the local ACK timers, the
+ *                     RNR waits
+ *   ACK state         unacked_psn, the retry counters, the go-back mark
+ *   QP status         active / failed, the completion status after a failure,
+ *                     qp_error, the timeout counter
+ *   WR posting        the WR input register, tail_ptr, the WQ memories
+ * Each register is written by one section only; a section that reacts to an
+ * event of another reads that event's wires (never another section's
+ * *_next), and where several events hit one register in a cycle the later
+ * one in the section's code wins.
+ *
+ * Sending: round robin over the QPs that are in RTS (qp_state 3), active,
+ * not failed, not waiting out an RNR NAK, have a WR at send_ptr, and have
+ * fewer than WINDOW PSNs outstanding (send_psn - unacked_psn). One packet per
+ * cycle when both output registers are free. Opcodes First/Middle/Last/Only
+ * at the PMTU (256 << pmtu_code, codes above 4 taken as 4); RETH on WRITE
+ * First/Only (va = remote_va, rkey, DMA length = the WR's length); ImmDt on
+ * the last packet of *_IMM. AckReq on every Last/Only, on every PSN whose low
+ * six bits are all ones (at least every 64 packets), and on the packet that
+ * fills the window. ip_id counts packets (all QPs); tos 0; solicited 0;
  * udp_sport = 0xC000 | QPN[13:0].
  *
  * ACKs (one per cycle, s_ack_ready is always high after reset): for a QP of
- * ours that is initialised, in RTS and not in error; the PSN must be one sent
- * and not yet acknowledged (una <= psn < hi), else the descriptor is ignored
- * (stale / duplicate ACKs and NAKs; the counters still count NAKs).
- *   ACK psn p             una = p + 1 (coalesced, cumulative)
- *   NAK seq error p       una = p; then, unless already gone back with no
- *                         progress since (or waiting out an RNR NAK), one
- *                         retry is counted and nxt = p (go-back-N)
- *   RNR NAK p, code t     una = p; one RNR retry counted (rnr_retry 7 =
- *                         unlimited); nxt = p; no sending on the QP until the
- *                         RNR timer of code t has run out
- *   NAK 1/2/3 (others     una = p; the WR holding p completes with status
- *   taken as 1)           3/4/5, every later WR with 6 (flushed); qp_error
- * Progress (una moving forward) reloads retry_cnt and rnr_retry, clears the
- * "gone back" mark and restarts the ACK timer (or stops it with nothing
- * outstanding). An acknowledgment that overtakes a go-back moves nxt up to
- * una: an acknowledged PSN is never resent.
+ * ours that is active, in RTS and not failed; the PSN must be one sent and
+ * not yet acknowledged (unacked_psn <= psn < sent_end_psn), else the
+ * descriptor is ignored (stale / duplicate ACKs and NAKs; the counters still
+ * count NAKs).
+ *   ACK psn p             unacked_psn = p + 1 (coalesced, cumulative)
+ *   NAK seq error p       unacked_psn = p; then, unless already gone back
+ *                         with no progress since (or waiting out an RNR NAK),
+ *                         one retry is counted and send_psn = p (go-back-N)
+ *   RNR NAK p, code t     unacked_psn = p; one RNR retry counted (rnr_retry
+ *                         7 = unlimited); send_psn = p; no sending on the QP
+ *                         until the RNR timer of code t has run out
+ *   NAK 1/2/3 (others     unacked_psn = p; the WR holding p completes with
+ *   taken as 1)           status 3/4/5, every later WR with 6 (flushed);
+ *                         qp_error
+ * Progress (unacked_psn moving forward) reloads retry_cnt and rnr_retry,
+ * clears the "gone back" mark and restarts the ACK timer (or stops it with
+ * nothing outstanding). An acknowledgment that overtakes a go-back moves
+ * send_psn up to unacked_psn: an acknowledged PSN is never resent.
  *
  * Local ACK timer (cfg_timeout t != 0): restarted by every packet sent and by
  * progress; on expiry (with something outstanding) one retry is counted and
- * nxt = una. A retry with none left (retry_cnt counts retries: 0 = none)
- * completes the WR holding una with status 1 (2 for RNR), flushes the rest
- * and pulses qp_error.
+ * send_psn = unacked_psn. A retry with none left (retry_cnt counts retries:
+ * 0 = none) completes the WR holding unacked_psn with status 1 (2 for RNR),
+ * flushes the rest and pulses qp_error.
  *
  * Timers count real time at CLK_FREQ_HZ: a free-running 4.096 us tick of
  * T4 = ceil(4.096e-6 * CLK_FREQ_HZ) cycles (1320 at 322.266 MHz: 4.0960 us)
@@ -72,12 +96,12 @@
  * 3 remote invalid request, 4 remote access error, 5 remote operational error,
  * 6 flushed (after an error, or posted to / left in a QP that is not in RTS).
  *
- * QP life: a QP becomes initialised when qp_state is RTS and its queue is
- * empty (its PSNs start at qp_loc_psn, retry counters loaded, error cleared);
- * it stays so until qp_state leaves RTS. WRs posted to a QP that is not
- * initialised or is in error are completed as flushed. After a fatal error
- * the QP sends nothing until it leaves RTS (roce_cm puts it into ERROR on the
- * qp_error pulse) and is brought back to RTS.
+ * QP life: a QP becomes active when qp_state is RTS and its queue is empty
+ * (its PSNs start at qp_loc_psn, retry counters loaded, failure cleared); it
+ * stays so until qp_state leaves RTS. WRs posted to a QP that is not active
+ * or has failed are completed as flushed. After a fatal error the QP sends
+ * nothing until it leaves RTS (roce_cm puts it into ERROR on the qp_error
+ * pulse) and is brought back to RTS.
  *
  * Limits: s_wr_qp must be < N_QP (other WRs are dropped); one WR queue entry
  * waits in the input register while its QP's queue is full, holding up WRs
@@ -203,16 +227,17 @@ module roce_req #
 // ---------------------------------------------------------------------------
 // Constants
 
-localparam QW = $clog2(N_QP);
-localparam PW = $clog2(WQ_DEPTH);
-localparam AW = QW + PW;
-localparam NE = 1 << AW;
+localparam QPW = $clog2(N_QP);              // QP index bits
+localparam PTRW = $clog2(WQ_DEPTH);         // WQ entry index bits (a pointer has one more, the wrap bit)
+localparam WQ_AW = QPW + PTRW;              // WQ memory address: {QP, entry}
+localparam WQ_ENTRIES = 1 << WQ_AW;
 
-// WQ entry, part A (read by the sender): opcode, local_addr, length,
-// remote_va, rkey, imm
-localparam AE = 2 + 64 + 32 + 64 + 32 + 32;
-// part B (sender and walker): flush, pmtu code, first_psn, npkts
-localparam BE = 1 + 3 + 24 + 24;
+// WQ entry, the WR as posted (read by the sender):
+// {opcode[1:0], local_addr[63:0], length[31:0], remote_va[63:0], rkey[31:0], imm[31:0]}
+localparam WR_WIDTH = 2 + 64 + 32 + 64 + 32 + 32;
+// ... its segmentation (read by the sender and the walker):
+// {flush, pmtu_code[2:0], first_psn[23:0], npkts[23:0]}
+localparam SEG_WIDTH = 1 + 3 + 24 + 24;
 
 localparam [2:0] ST_RTS = 3'd3;
 
@@ -228,13 +253,13 @@ localparam [23:0] QPN_BASE_24 = QPN_BASE[23:0];
 localparam [23:0] N_QP_24 = N_QP[23:0];
 localparam [23:0] WINDOW_24 = WINDOW[23:0];
 localparam [23:0] WINDOW_M1 = WINDOW_24 - 24'd1;
-localparam [PW:0] DEPTH_P = WQ_DEPTH[PW:0];
+localparam [PTRW:0] WQ_DEPTH_PTR = WQ_DEPTH[PTRW:0];
 
-// timer ticks, rounded up
-localparam [63:0] T4_64 = (64'd4096 * CLK_FREQ_HZ + 64'd999999999) / 64'd1000000000;
-localparam [63:0] T10_64 = (64'd10 * CLK_FREQ_HZ + 64'd999999) / 64'd1000000;
-localparam [31:0] T4_M1 = T4_64[31:0] - 32'd1;
-localparam [31:0] T10_M1 = T10_64[31:0] - 32'd1;
+// timer ticks in cycles, rounded up
+localparam [63:0] TICK_4US_CYCLES = (64'd4096 * CLK_FREQ_HZ + 64'd999999999) / 64'd1000000000;
+localparam [63:0] TICK_10US_CYCLES = (64'd10 * CLK_FREQ_HZ + 64'd999999) / 64'd1000000;
+localparam [31:0] TICK_4US_LAST = TICK_4US_CYCLES[31:0] - 32'd1;
+localparam [31:0] TICK_10US_LAST = TICK_10US_CYCLES[31:0] - 32'd1;
 
 initial begin
     if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || DATA_WIDTH % 64 != 0) begin
@@ -249,7 +274,11 @@ initial begin
         $error("Error: N_QP must be at least 2 (instance %m)");
         $finish;
     end
-    if (WQ_DEPTH < 2 || (1 << PW) != WQ_DEPTH) begin
+    if (QPN_BASE < 0 || QPN_BASE + N_QP > 32'h1000000) begin
+        $error("Error: QPN_BASE .. QPN_BASE + N_QP - 1 must be 24-bit QPNs (instance %m)");
+        $finish;
+    end
+    if (WQ_DEPTH < 2 || (1 << PTRW) != WQ_DEPTH) begin
         $error("Error: WQ_DEPTH must be a power of 2, at least 2 (instance %m)");
         $finish;
     end
@@ -265,10 +294,10 @@ end
 
 // a - b < 0 in 24-bit PSN arithmetic
 function psn_lt(input [23:0] a, input [23:0] b);
-    reg [23:0] d;
+    reg [23:0] diff;
     begin
-        d = a - b;
-        psn_lt = |(d & 24'h800000);
+        diff = a - b;
+        psn_lt = |(diff & 24'h800000);
     end
 endfunction
 
@@ -318,668 +347,986 @@ function [2:0] pmtu_clamp(input [2:0] code);
     end
 endfunction
 
+// the RC request opcode of a packet of a WR (opcode 0 SEND, 1 SEND_IMM,
+// 2 WRITE, 3 WRITE_IMM) by its place in the WR
+function [7:0] request_opcode(input [1:0] wr_opcode, input first, input last);
+    begin
+        if (wr_opcode[1]) begin
+            // RDMA WRITE
+            if (first && last) begin
+                request_opcode = wr_opcode[0] ? 8'h0B : 8'h0A;
+            end else if (first) begin
+                request_opcode = 8'h06;
+            end else if (last) begin
+                request_opcode = wr_opcode[0] ? 8'h09 : 8'h08;
+            end else begin
+                request_opcode = 8'h07;
+            end
+        end else begin
+            // SEND
+            if (first && last) begin
+                request_opcode = wr_opcode[0] ? 8'h05 : 8'h04;
+            end else if (first) begin
+                request_opcode = 8'h00;
+            end else if (last) begin
+                request_opcode = wr_opcode[0] ? 8'h03 : 8'h02;
+            end else begin
+                request_opcode = 8'h01;
+            end
+        end
+    end
+endfunction
+
 // ---------------------------------------------------------------------------
-// Storage
+// Storage: the work queues (no reset; written by WR posting)
 
-reg [AE-1:0] wq_a [0:NE-1];
-reg [BE-1:0] wq_b [0:NE-1];
-reg [63:0]   wq_c [0:NE-1];
+reg [WR_WIDTH-1:0]  wq_wr_mem [0:WQ_ENTRIES-1];
+reg [SEG_WIDTH-1:0] wq_seg_mem [0:WQ_ENTRIES-1];
+reg [63:0]          wq_wr_id_mem [0:WQ_ENTRIES-1];
 
-reg [(PW+1)*N_QP-1:0] head_reg = {(PW+1)*N_QP{1'b0}};
-reg [(PW+1)*N_QP-1:0] cur_reg = {(PW+1)*N_QP{1'b0}};
-reg [(PW+1)*N_QP-1:0] tail_reg = {(PW+1)*N_QP{1'b0}};
-reg [24*N_QP-1:0] post_psn_reg = {24*N_QP{1'b0}};
-reg [24*N_QP-1:0] una_reg = {24*N_QP{1'b0}};
-reg [24*N_QP-1:0] nxt_reg = {24*N_QP{1'b0}};
-reg [24*N_QP-1:0] hi_reg = {24*N_QP{1'b0}};
-reg [N_QP-1:0] live_reg = {N_QP{1'b0}};
-reg [N_QP-1:0] err_reg = {N_QP{1'b0}};
-reg [N_QP-1:0] nak_seen_reg = {N_QP{1'b0}};
-reg [N_QP-1:0] rnr_wait_reg = {N_QP{1'b0}};
-reg [N_QP-1:0] tmr_on_reg = {N_QP{1'b0}};
-reg [3*N_QP-1:0] err_code_reg = {3*N_QP{1'b0}};
-reg [3*N_QP-1:0] retry_left_reg = {3*N_QP{1'b0}};
-reg [3*N_QP-1:0] rnr_left_reg = {3*N_QP{1'b0}};
-reg [32*N_QP-1:0] ack_tmr_reg = {32*N_QP{1'b0}};
-reg [17*N_QP-1:0] rnr_tmr_reg = {17*N_QP{1'b0}};
+// ---------------------------------------------------------------------------
+// Registers, with their next values. Per QP: the wider values in arrays
+// indexed by QP (mem2reg: registers, not RAM), the narrow ones in vectors with
+// QP i in bits [W*i +: W].
 
-reg [31:0] pre4_reg = 32'd0;
-reg [31:0] pre10_reg = 32'd0;
-reg tick4_reg = 1'b0;
-reg tick10_reg = 1'b0;
+// WQ pointers (see the top)
+reg [(PTRW+1)*N_QP-1:0] head_ptr_reg = {(PTRW+1)*N_QP{1'b0}}, head_ptr_next;
+reg [(PTRW+1)*N_QP-1:0] send_ptr_reg = {(PTRW+1)*N_QP{1'b0}}, send_ptr_next;
+reg [(PTRW+1)*N_QP-1:0] tail_ptr_reg = {(PTRW+1)*N_QP{1'b0}}, tail_ptr_next;
 
-reg [QW-1:0] rr_send_reg = {QW{1'b0}};
-reg [QW-1:0] rr_cpl_reg = {QW{1'b0}};
+// PSNs: the first of the next WR posted, the oldest unacknowledged, the next
+// to send, one past the highest ever sent
+(* mem2reg *) reg [23:0] post_psn_reg [0:N_QP-1];
+(* mem2reg *) reg [23:0] post_psn_next [0:N_QP-1];
+(* mem2reg *) reg [23:0] unacked_psn_reg [0:N_QP-1];
+(* mem2reg *) reg [23:0] unacked_psn_next [0:N_QP-1];
+(* mem2reg *) reg [23:0] send_psn_reg [0:N_QP-1];
+(* mem2reg *) reg [23:0] send_psn_next [0:N_QP-1];
+(* mem2reg *) reg [23:0] sent_end_psn_reg [0:N_QP-1];
+(* mem2reg *) reg [23:0] sent_end_psn_next [0:N_QP-1];
+
+// QP status: active (initialised in RTS), failed (fatal error), and the
+// status the WRs complete with after a failure
+reg [N_QP-1:0]    qp_active_reg = {N_QP{1'b0}}, qp_active_next;
+reg [N_QP-1:0]    qp_failed_reg = {N_QP{1'b0}}, qp_failed_next;
+reg [3*N_QP-1:0]  fail_status_reg = {3*N_QP{1'b0}}, fail_status_next;
+
+// ACK state: retries left, and "gone back (NAK) with no progress since"
+reg [3*N_QP-1:0]  retry_left_reg = {3*N_QP{1'b0}}, retry_left_next;
+reg [3*N_QP-1:0]  rnr_retry_left_reg = {3*N_QP{1'b0}}, rnr_retry_left_next;
+reg [N_QP-1:0]    went_back_reg = {N_QP{1'b0}}, went_back_next;
+
+// timers: the local ACK timer (in 4.096 us ticks) and the RNR wait (10 us)
+reg [N_QP-1:0]    ack_timer_on_reg = {N_QP{1'b0}}, ack_timer_on_next;
+(* mem2reg *) reg [31:0] ack_timer_reg [0:N_QP-1];
+(* mem2reg *) reg [31:0] ack_timer_next [0:N_QP-1];
+reg [N_QP-1:0]    rnr_wait_reg = {N_QP{1'b0}}, rnr_wait_next;
+(* mem2reg *) reg [16:0] rnr_timer_reg [0:N_QP-1];
+(* mem2reg *) reg [16:0] rnr_timer_next [0:N_QP-1];
+
+reg [31:0]        prescale_4us_reg = 32'd0, prescale_4us_next;
+reg [31:0]        prescale_10us_reg = 32'd0, prescale_10us_next;
+reg               tick_4us_reg = 1'b0, tick_4us_next;
+reg               tick_10us_reg = 1'b0, tick_10us_next;
+
+// round robin: the QP served last
+reg [QPW-1:0]     send_rr_reg = {QPW{1'b0}}, send_rr_next;
+reg [QPW-1:0]     cpl_rr_reg = {QPW{1'b0}}, cpl_rr_next;
 
 // WR input register
-reg         wr_v_reg = 1'b0;
-reg [QW-1:0] wr_qp_reg = {QW{1'b0}};
-reg [1:0]   wr_op_reg = 2'd0;
-reg [63:0]  wr_laddr_reg = 64'd0;
-reg [31:0]  wr_len_reg = 32'd0;
-reg [63:0]  wr_rva_reg = 64'd0;
-reg [31:0]  wr_rkey_reg = 32'd0;
-reg [31:0]  wr_imm_reg = 32'd0;
-reg [63:0]  wr_id_reg = 64'd0;
+reg               wr_valid_reg = 1'b0, wr_valid_next;
+reg [QPW-1:0]     wr_qp_reg = {QPW{1'b0}};
+reg [1:0]         wr_opcode_reg = 2'd0;
+reg [63:0]        wr_local_addr_reg = 64'd0;
+reg [31:0]        wr_length_reg = 32'd0;
+reg [63:0]        wr_remote_va_reg = 64'd0;
+reg [31:0]        wr_rkey_reg = 32'd0;
+reg [31:0]        wr_imm_reg = 32'd0;
+reg [63:0]        wr_wr_id_reg = 64'd0;
 
 // ACK input register
-reg         ack_ready_reg = 1'b0;
-reg         ack_v_reg = 1'b0;
-reg [23:0]  ack_qp_reg = 24'd0;
-reg [23:0]  ack_psn_reg = 24'd0;
-reg [7:0]   ack_syn_reg = 8'd0;
+reg               ack_ready_reg = 1'b0;
+reg               ack_valid_reg = 1'b0;
+reg [23:0]        ack_dest_qp_reg = 24'd0;
+reg [23:0]        ack_psn_reg = 24'd0;
+reg [7:0]         ack_syndrome_reg = 8'd0;
 
-// outputs
-reg         desc_v_reg = 1'b0;
-reg [47:0]  desc_dst_mac_reg = 48'd0;
-reg [31:0]  desc_dst_ip_reg = 32'd0;
-reg [15:0]  desc_ip_id_reg = 16'd0;
-reg [15:0]  desc_sport_reg = 16'd0;
-reg [7:0]   desc_opcode_reg = 8'd0;
-reg         desc_ack_req_reg = 1'b0;
-reg [23:0]  desc_dest_qp_reg = 24'd0;
-reg [23:0]  desc_psn_reg = 24'd0;
-reg [63:0]  desc_va_reg = 64'd0;
-reg [31:0]  desc_rkey_reg = 32'd0;
-reg [31:0]  desc_len_reg = 32'd0;
-reg [31:0]  desc_imm_reg = 32'd0;
-reg [12:0]  desc_plen_reg = 13'd0;
-reg [15:0]  ip_id_reg = 16'd0;
+// output registers
+reg               m_desc_valid_reg = 1'b0, m_desc_valid_next;
+reg [47:0]        m_desc_dst_mac_reg = 48'd0;
+reg [31:0]        m_desc_dst_ip_reg = 32'd0;
+reg [15:0]        m_desc_ip_id_reg = 16'd0;
+reg [15:0]        m_desc_udp_sport_reg = 16'd0;
+reg [7:0]         m_desc_opcode_reg = 8'd0;
+reg               m_desc_ack_req_reg = 1'b0;
+reg [23:0]        m_desc_dest_qp_reg = 24'd0;
+reg [23:0]        m_desc_psn_reg = 24'd0;
+reg [63:0]        m_desc_reth_va_reg = 64'd0;
+reg [31:0]        m_desc_reth_rkey_reg = 32'd0;
+reg [31:0]        m_desc_reth_len_reg = 32'd0;
+reg [31:0]        m_desc_imm_reg = 32'd0;
+reg [12:0]        m_desc_payload_len_reg = 13'd0;
+reg [15:0]        ip_id_reg = 16'd0, ip_id_next;
 
-reg         rd_v_reg = 1'b0;
-reg [63:0]  rd_addr_reg = 64'd0;
-reg [12:0]  rd_len_reg = 13'd0;
+reg               m_rd_valid_reg = 1'b0, m_rd_valid_next;
+reg [63:0]        m_rd_addr_reg = 64'd0;
+reg [12:0]        m_rd_len_reg = 13'd0;
 
-reg         cpl_v_reg = 1'b0;
-reg [QW-1:0] cpl_qp_reg = {QW{1'b0}};
-reg [63:0]  cpl_id_reg = 64'd0;
-reg [2:0]   cpl_status_reg = 3'd0;
+reg               m_cpl_valid_reg = 1'b0, m_cpl_valid_next;
+reg [QPW-1:0]     m_cpl_qp_reg = {QPW{1'b0}};
+reg [63:0]        m_cpl_wr_id_reg = 64'd0;
+reg [2:0]         m_cpl_status_reg = 3'd0;
 
-reg [N_QP-1:0] qp_error_reg = {N_QP{1'b0}};
-reg [31:0]  cnt_sent_reg = 32'd0;
-reg [31:0]  cnt_retx_reg = 32'd0;
-reg [31:0]  cnt_tmo_reg = 32'd0;
-reg [31:0]  cnt_nak_reg = 32'd0;
-reg [31:0]  cnt_rnr_reg = 32'd0;
+reg [N_QP-1:0]    qp_error_reg = {N_QP{1'b0}}, qp_error_next;
+reg [31:0]        stat_pkts_sent_reg = 32'd0, stat_pkts_sent_next;
+reg [31:0]        stat_retransmissions_reg = 32'd0, stat_retransmissions_next;
+reg [31:0]        stat_timeouts_reg = 32'd0, stat_timeouts_next;
+reg [31:0]        stat_naks_reg = 32'd0, stat_naks_next;
+reg [31:0]        stat_rnr_naks_reg = 32'd0, stat_rnr_naks_next;
 
+// per-QP values in the loops below (one QP's slice of a register's next value)
+reg [23:0]     this_send_psn, this_sent_end_psn, this_unacked_psn, this_post_psn;
+reg [PTRW:0]   this_send_ptr, this_tail_ptr;
+reg            this_ack_timer_on, this_rnr_wait, this_went_back, this_qp_active, this_qp_failed;
+reg [31:0]     this_ack_timer;
+reg [16:0]     this_rnr_timer;
+reg [2:0]      this_retry_left, this_rnr_retry_left, this_fail_status;
+
+// the arrays' initial values (as the vectors' initialisers)
+initial begin
+    for (q_init = 0; q_init < N_QP; q_init = q_init + 1) begin
+        post_psn_reg[q_init] = 24'd0;
+        unacked_psn_reg[q_init] = 24'd0;
+        send_psn_reg[q_init] = 24'd0;
+        sent_end_psn_reg[q_init] = 24'd0;
+        ack_timer_reg[q_init] = 32'd0;
+        rnr_timer_reg[q_init] = 17'd0;
+    end
+end
+
+// loop indices, one per always block
+integer q_init, q_post_ff, q_state_ff, q_send_ff, q_tmr_ff;
+integer q_view, q_ack, q_exp, q_cpl, k_cpl, n_cpl, q_sel, k_sel, n_sel, q_send;
+integer q_tmr, q_state, q_stat, q_post;
 
 // ---------------------------------------------------------------------------
-// Per-QP view: the WRs at head and cur
+// Per-QP view: QP state, and the segmentation of the WRs at the head and
+// send pointers
 
-reg [N_QP-1:0] rts;
-reg [N_QP-1:0] init_q;          // becomes initialised this cycle
-reg [N_QP-1:0] full_q;
-reg [N_QP-1:0] skip_q;          // the WR at cur lies wholly before nxt
-reg [N_QP-1:0] base_q;          // may send or skip
-reg [N_QP-1:0] room_q;          // window and walker lag allow a new packet
-reg [N_QP-1:0] cand_q;          // the WR at head can complete
-reg [3*N_QP-1:0] cstat_q;       // ... with this status
+reg [N_QP-1:0]      qp_rts;             // qp_state is RTS
+reg [N_QP-1:0]      qp_init;            // becomes active this cycle: RTS, inactive, queue empty
+reg [N_QP-1:0]      wq_full;
+reg [N_QP-1:0]      wq_has_head;        // a WR not yet completed (head_ptr != tail_ptr)
+reg [N_QP-1:0]      wq_has_send;        // a WR at send_ptr (send_ptr != tail_ptr)
+reg [N_QP-1:0]      head_flush;         // the WR at head_ptr: to be flushed,
+(* mem2reg *) reg [23:0] head_first_psn [0:N_QP-1];     // ... its first PSN
+(* mem2reg *) reg [23:0] head_npkts [0:N_QP-1];         // ... and packets
+(* mem2reg *) reg [23:0] send_wr_first_psn [0:N_QP-1];  // the WR at send_ptr: its first PSN
+(* mem2reg *) reg [23:0] send_wr_npkts [0:N_QP-1];      // ... and packets
 
-reg [PW:0]  v_h, v_c, v_t;
-reg [QW-1:0] v_qi;
-reg [BE-1:0] v_hb, v_cb;
-reg [23:0]  v_hlast, v_d, v_una, v_nxt;
-reg         v_hacked;
-
-// loop indices, one set per always block
-integer ia, ib, k_ib, x_ib, ic, k_ic, x_ic, ih, id, ie, ig;
+reg [QPW-1:0]       view_qp;
+reg [PTRW:0]        view_head_ptr, view_send_ptr, view_tail_ptr;
+reg [SEG_WIDTH-1:0] view_head_seg, view_send_seg;
 
 always @* begin
-    for (ia = 0; ia < N_QP; ia = ia + 1) begin
-        v_qi = ia[QW-1:0];
-        v_h = head_reg[(PW+1)*ia +: PW+1];
-        v_c = cur_reg[(PW+1)*ia +: PW+1];
-        v_t = tail_reg[(PW+1)*ia +: PW+1];
-        v_una = una_reg[24*ia +: 24];
-        v_nxt = nxt_reg[24*ia +: 24];
-        v_hb = wq_b[{v_qi, v_h[PW-1:0]}];
-        v_cb = wq_b[{v_qi, v_c[PW-1:0]}];
+    for (q_view = 0; q_view < N_QP; q_view = q_view + 1) begin
+        view_qp = q_view[QPW-1:0];
+        view_head_ptr = head_ptr_reg[(PTRW+1)*q_view +: PTRW+1];
+        view_send_ptr = send_ptr_reg[(PTRW+1)*q_view +: PTRW+1];
+        view_tail_ptr = tail_ptr_reg[(PTRW+1)*q_view +: PTRW+1];
+        view_head_seg = wq_seg_mem[{view_qp, view_head_ptr[PTRW-1:0]}];
+        view_send_seg = wq_seg_mem[{view_qp, view_send_ptr[PTRW-1:0]}];
 
-        rts[ia] = qp_state[3*ia +: 3] == ST_RTS;
-        init_q[ia] = rts[ia] && !live_reg[ia] && v_h == v_t;
-        full_q[ia] = (v_t - v_h) == DEPTH_P;
+        qp_rts[q_view] = qp_state[3*q_view +: 3] == ST_RTS;
+        qp_init[q_view] = qp_rts[q_view] && !qp_active_reg[q_view] && view_head_ptr == view_tail_ptr;
+        wq_full[q_view] = (view_tail_ptr - view_head_ptr) == WQ_DEPTH_PTR;
+        wq_has_head[q_view] = view_head_ptr != view_tail_ptr;
+        wq_has_send[q_view] = view_send_ptr != view_tail_ptr;
 
-        // completion walker: acknowledged, or flushed
-        v_hlast = v_hb[47:24] + v_hb[23:0] - 24'd1;
-        v_hacked = !v_hb[51] && psn_lt(v_hlast, v_una);
-        cand_q[ia] = (v_h != v_t) && (v_hacked || v_hb[51] || !live_reg[ia] || err_reg[ia]);
-        cstat_q[3*ia +: 3] = v_hacked ? WC_SUCCESS : (err_reg[ia] ? err_code_reg[3*ia +: 3] : WC_FLUSHED);
-
-        // sender
-        v_d = v_nxt - v_cb[47:24];
-        skip_q[ia] = v_d >= v_cb[23:0];
-        base_q[ia] = live_reg[ia] && !err_reg[ia] && rts[ia] && !rnr_wait_reg[ia] && (v_c != v_t);
-        // window, and the walker no more than 2^23 PSNs behind (PSN compare range)
-        room_q[ia] = ((v_nxt - v_una) < WINDOW_24) && !psn_lt(v_nxt - v_hb[47:24], 24'd0);
+        head_flush[q_view] = view_head_seg[51];
+        head_first_psn[q_view] = view_head_seg[47:24];
+        head_npkts[q_view] = view_head_seg[23:0];
+        send_wr_first_psn[q_view] = view_send_seg[47:24];
+        send_wr_npkts[q_view] = view_send_seg[23:0];
     end
 end
 
 // ---------------------------------------------------------------------------
-// Completion walker: round robin
+// ACK decode: the descriptor in the ACK input register
 
-reg         cpl_free;
-reg         cpl_go;
-reg [QW-1:0] cpl_w;
-reg [N_QP-1:0] cpl_q;           // head of QP i completes
-reg [(PW+1)*N_QP-1:0] head_next;
+wire [23:0]   ack_qp_offset = ack_dest_qp_reg - QPN_BASE_24;
+wire          ack_for_us = ack_qp_offset < N_QP_24;      // one of our QPNs
+wire [QPW-1:0] ack_qp = ack_qp_offset[QPW-1:0];
+wire          ack_qp_ok = ack_valid_reg && ack_for_us && qp_active_reg[ack_qp] && !qp_failed_reg[ack_qp] &&
+                          qp_rts[ack_qp];
+wire [23:0]   ack_qp_unacked_psn = unacked_psn_reg[ack_qp];
+wire [23:0]   ack_qp_send_psn = send_psn_reg[ack_qp];
+wire [23:0]   ack_qp_sent_end_psn = sent_end_psn_reg[ack_qp];
+// AETH syndrome: {0, type[1:0], value[4:0]}
+wire [1:0]    ack_type = ack_syndrome_reg[6:5];
+wire [4:0]    ack_value = ack_syndrome_reg[4:0];
+wire          ack_is_ack = ack_type == 2'b00;
+wire          ack_is_rnr_nak = ack_type == 2'b01;
+wire          ack_is_nak = ack_type == 2'b11;
+// the PSN was sent and is not yet acknowledged
+wire          ack_psn_outstanding = (ack_psn_reg - ack_qp_unacked_psn) < (ack_qp_sent_end_psn - ack_qp_unacked_psn);
+wire          ack_accepted = ack_qp_ok && ack_psn_outstanding && !ack_syndrome_reg[7] && ack_type != 2'b10;
+wire [23:0]   ack_new_unacked_psn = ack_is_ack ? ack_psn_reg + 24'd1 : ack_psn_reg;
+// unacked_psn moves forward
+wire          ack_progress = ack_accepted && ack_new_unacked_psn != ack_qp_unacked_psn;
+// ... past send_psn (it overtakes a go-back)
+wire          ack_passes_send_psn = ack_progress && ((ack_new_unacked_psn - ack_qp_unacked_psn) >
+                                                    (ack_qp_send_psn - ack_qp_unacked_psn));
+// PSNs still outstanding after it
+wire          ack_outstanding_left = ack_new_unacked_psn != ack_qp_sent_end_psn;
+wire [2:0]    ack_cfg_retry_cnt = cfg_retry_cnt[3*ack_qp +: 3];
+wire [2:0]    ack_cfg_rnr_retry = cfg_rnr_retry[3*ack_qp +: 3];
+// the retry counters and the go-back mark as this descriptor finds them
+// (progress reloads / clears them first)
+wire [2:0]    ack_retry_left = ack_progress ? ack_cfg_retry_cnt : retry_left_reg[3*ack_qp +: 3];
+wire [2:0]    ack_rnr_retry_left = ack_progress ? ack_cfg_rnr_retry : rnr_retry_left_reg[3*ack_qp +: 3];
+wire          ack_went_back = !ack_progress && (went_back_reg[ack_qp] || rnr_wait_reg[ack_qp]);
+// a sequence error NAK that goes back, or fails the QP with no retry left
+wire          ack_seq_nak = ack_accepted && ack_is_nak && ack_value == 5'd0 && !ack_went_back;
+wire          ack_seq_nak_exhausted = ack_seq_nak && ack_retry_left == 3'd0;
+// an RNR NAK, likewise
+wire          ack_rnr_nak = ack_accepted && ack_is_rnr_nak;
+wire          ack_rnr_nak_exhausted = ack_rnr_nak && ack_cfg_rnr_retry != 3'd7 && ack_rnr_retry_left == 3'd0;
+// a fatal NAK (invalid request, remote access error, remote operational error)
+wire          ack_fatal_nak = ack_accepted && ack_is_nak && ack_value != 5'd0;
+wire [2:0]    ack_fatal_nak_status = (ack_value == 5'd2) ? WC_REM_ACC : ((ack_value == 5'd3) ? WC_REM_OP : WC_REM_INV);
+// the QP fails, with this status
+wire          ack_fail = ack_fatal_nak || ack_seq_nak_exhausted || ack_rnr_nak_exhausted;
+wire [2:0]    ack_fail_status = ack_fatal_nak ? ack_fatal_nak_status :
+                                (ack_seq_nak_exhausted ? WC_RETRY_EXC : WC_RNR_EXC);
+// send_psn goes back to the NAK's PSN
+wire          ack_go_back = (ack_seq_nak && !ack_seq_nak_exhausted) || (ack_rnr_nak && !ack_rnr_nak_exhausted);
+// the ACK timer stops (RNR wait, failure)
+wire          ack_timer_stop = ack_rnr_nak || ack_fail;
+
+// the descriptor is for QP i (whether accepted or not)
+reg [N_QP-1:0] ack_to_qp;
 
 always @* begin
-    cpl_free = !cpl_v_reg || m_cpl_ready;
+    for (q_ack = 0; q_ack < N_QP; q_ack = q_ack + 1) begin
+        ack_to_qp[q_ack] = ack_valid_reg && ack_for_us && ack_qp == q_ack[QPW-1:0];
+    end
+end
+
+// ---------------------------------------------------------------------------
+// ACK timer expiry
+
+reg [N_QP-1:0] ack_timer_expired;   // ran out (QP active, in RTS, not failed, not in an RNR wait, no ACK for it)
+reg [N_QP-1:0] ack_timeout;         // ... with PSNs outstanding: a timeout
+reg [N_QP-1:0] ack_timeout_retry;   // ... with a retry left: go back to unacked_psn
+reg [N_QP-1:0] ack_timeout_fail;    // ... with none left: the QP fails
+reg [31:0]     ack_timeouts;        // timeouts this cycle
+
+always @* begin
+    ack_timeouts = 32'd0;
+    for (q_exp = 0; q_exp < N_QP; q_exp = q_exp + 1) begin
+        ack_timer_expired[q_exp] = ack_timer_on_reg[q_exp] && ack_timer_reg[q_exp] == 32'd0 &&
+                                   qp_active_reg[q_exp] && !qp_failed_reg[q_exp] && qp_rts[q_exp] &&
+                                   !rnr_wait_reg[q_exp] && !ack_to_qp[q_exp];
+        ack_timeout[q_exp] = ack_timer_expired[q_exp] &&
+                             unacked_psn_reg[q_exp] != sent_end_psn_reg[q_exp];
+        ack_timeout_retry[q_exp] = ack_timeout[q_exp] && retry_left_reg[3*q_exp +: 3] != 3'd0;
+        ack_timeout_fail[q_exp] = ack_timeout[q_exp] && retry_left_reg[3*q_exp +: 3] == 3'd0;
+        if (ack_timeout[q_exp]) begin
+            ack_timeouts = ack_timeouts + 32'd1;
+        end
+    end
+end
+
+// ---------------------------------------------------------------------------
+// Completion walker: the WR at head_ptr completes once its last PSN is
+// acknowledged (success), or when it is to be flushed or the QP has failed or
+// is not active; one completion per cycle, round robin over the QPs
+
+reg [N_QP-1:0]   cpl_ready;         // the WR at head_ptr can complete
+reg [3*N_QP-1:0] cpl_status;        // ... with this status
+reg              cpl_out_free;      // the completion output register can take one
+reg              cpl_go;            // a completion goes into it
+reg [QPW-1:0]    cpl_qp;            // ... of this QP
+reg [N_QP-1:0]   cpl_take;          // the WR at head_ptr of QP i completes (one hot)
+reg [PTRW:0]     cpl_head_ptr;      // head_ptr of cpl_qp
+reg [63:0]       cpl_wr_id;         // ... and its WR's wr_id
+reg [23:0]       cpl_last_psn;
+reg              cpl_acked;
+
+// which heads can complete (from registers only)
+always @* begin
+    for (q_cpl = 0; q_cpl < N_QP; q_cpl = q_cpl + 1) begin
+        cpl_last_psn = head_first_psn[q_cpl] + head_npkts[q_cpl] - 24'd1;
+        cpl_acked = !head_flush[q_cpl] && psn_lt(cpl_last_psn, unacked_psn_reg[q_cpl]);
+        cpl_ready[q_cpl] = wq_has_head[q_cpl] &&
+                           (cpl_acked || head_flush[q_cpl] || !qp_active_reg[q_cpl] || qp_failed_reg[q_cpl]);
+        cpl_status[3*q_cpl +: 3] = cpl_acked ? WC_SUCCESS :
+                                   (qp_failed_reg[q_cpl] ? fail_status_reg[3*q_cpl +: 3] : WC_FLUSHED);
+    end
+end
+
+// round robin, and the next state
+always @* begin
+    cpl_out_free = !m_cpl_valid_reg || m_cpl_ready;
     cpl_go = 1'b0;
-    cpl_w = rr_cpl_reg;
-    for (k_ib = N_QP; k_ib >= 1; k_ib = k_ib - 1) begin
-        x_ib = {{(32-QW){1'b0}}, rr_cpl_reg} + k_ib;
-        if (x_ib >= N_QP) begin
-            x_ib = x_ib - N_QP;
+    cpl_qp = cpl_rr_reg;
+    for (k_cpl = N_QP; k_cpl >= 1; k_cpl = k_cpl - 1) begin
+        n_cpl = {{(32-QPW){1'b0}}, cpl_rr_reg} + k_cpl;
+        if (n_cpl >= N_QP) begin
+            n_cpl = n_cpl - N_QP;
         end
-        if (cand_q[x_ib]) begin
-            cpl_go = cpl_free;
-            cpl_w = x_ib[QW-1:0];
-        end
-    end
-    for (ib = 0; ib < N_QP; ib = ib + 1) begin
-        cpl_q[ib] = cpl_go && cpl_w == ib[QW-1:0];
-        head_next[(PW+1)*ib +: PW+1] = head_reg[(PW+1)*ib +: PW+1] + {{PW{1'b0}}, cpl_q[ib]};
-    end
-end
-
-wire [PW:0] cpl_h = head_reg[(PW+1)*cpl_w +: PW+1];
-wire [63:0] cpl_id = wq_c[{cpl_w, cpl_h[PW-1:0]}];
-
-// ---------------------------------------------------------------------------
-// Sender: round robin, one packet (or one skipped WR) per cycle
-
-reg         out_free;
-reg         send_go;
-reg [QW-1:0] snd;
-reg [N_QP-1:0] elig;
-
-always @* begin
-    out_free = (!desc_v_reg || m_desc_ready) && (!rd_v_reg || m_rd_ready);
-    for (ic = 0; ic < N_QP; ic = ic + 1) begin
-        elig[ic] = base_q[ic] && (skip_q[ic] || (room_q[ic] && out_free));
-    end
-    send_go = 1'b0;
-    snd = rr_send_reg;
-    for (k_ic = N_QP; k_ic >= 1; k_ic = k_ic - 1) begin
-        x_ic = {{(32-QW){1'b0}}, rr_send_reg} + k_ic;
-        if (x_ic >= N_QP) begin
-            x_ic = x_ic - N_QP;
-        end
-        if (elig[x_ic]) begin
-            send_go = 1'b1;
-            snd = x_ic[QW-1:0];
+        if (cpl_ready[n_cpl]) begin
+            cpl_go = cpl_out_free;
+            cpl_qp = n_cpl[QPW-1:0];
         end
     end
-end
 
-wire [PW:0]   s_cur = cur_reg[(PW+1)*snd +: PW+1];
-wire [AE-1:0] s_a = wq_a[{snd, s_cur[PW-1:0]}];
-wire [BE-1:0] s_b = wq_b[{snd, s_cur[PW-1:0]}];
-wire [1:0]    s_op = s_a[225:224];
-wire [63:0]   s_laddr = s_a[223:160];
-wire [31:0]   s_len = s_a[159:128];
-wire [63:0]   s_rva = s_a[127:64];
-wire [31:0]   s_rkey = s_a[63:32];
-wire [31:0]   s_imm = s_a[31:0];
-wire [2:0]    s_pc = s_b[50:48];
-wire [23:0]   s_fpsn = s_b[47:24];
-wire [23:0]   s_npk = s_b[23:0];
-wire [23:0]   s_nxt = nxt_reg[24*snd +: 24];
-wire [23:0]   s_una = una_reg[24*snd +: 24];
-wire [23:0]   s_hi = hi_reg[24*snd +: 24];
-wire [23:0]   s_d = s_nxt - s_fpsn;
-wire [47:0]   s_off48 = {24'd0, s_d} << (4'd8 + {1'b0, s_pc});
-wire [31:0]   s_off = s_off48[31:0];
-wire [31:0]   s_rem = s_len - s_off;
-wire [12:0]   s_pmtu = 13'd256 << s_pc;
-wire [12:0]   s_plen = (s_rem > {19'd0, s_pmtu}) ? s_pmtu : s_rem[12:0];
-wire          s_first = s_d == 24'd0;
-wire          s_last = s_d == s_npk - 24'd1;
-wire          s_skip = skip_q[snd];
-wire          s_emit = send_go && !s_skip;
-wire          s_retx = s_nxt != s_hi;
-wire [23:0]   s_qpn = QPN_BASE_24 + {{(24-QW){1'b0}}, snd};
+    cpl_head_ptr = head_ptr_reg[(PTRW+1)*cpl_qp +: PTRW+1];
+    cpl_wr_id = wq_wr_id_mem[{cpl_qp, cpl_head_ptr[PTRW-1:0]}];
 
-reg [7:0] s_opcode;
-always @* begin
-    if (s_op[1]) begin
-        // RDMA WRITE
-        if (s_first && s_last) begin
-            s_opcode = s_op[0] ? 8'h0B : 8'h0A;
-        end else if (s_first) begin
-            s_opcode = 8'h06;
-        end else if (s_last) begin
-            s_opcode = s_op[0] ? 8'h09 : 8'h08;
-        end else begin
-            s_opcode = 8'h07;
-        end
-    end else begin
-        // SEND
-        if (s_first && s_last) begin
-            s_opcode = s_op[0] ? 8'h05 : 8'h04;
-        end else if (s_first) begin
-            s_opcode = 8'h00;
-        end else if (s_last) begin
-            s_opcode = s_op[0] ? 8'h03 : 8'h02;
-        end else begin
-            s_opcode = 8'h01;
-        end
+    for (k_cpl = 0; k_cpl < N_QP; k_cpl = k_cpl + 1) begin
+        cpl_take[k_cpl] = cpl_go && cpl_qp == k_cpl[QPW-1:0];
+        head_ptr_next[(PTRW+1)*k_cpl +: PTRW+1] = head_ptr_reg[(PTRW+1)*k_cpl +: PTRW+1] +
+                                                  {{PTRW{1'b0}}, cpl_take[k_cpl]};
     end
-end
 
-wire s_ack_req = s_last || (s_nxt[5:0] == 6'h3F) || ((s_nxt - s_una) == WINDOW_M1);
-
-// ---------------------------------------------------------------------------
-// WR posting
-
-wire        post_go = wr_v_reg && !full_q[wr_qp_reg] && ({{(24-QW){1'b0}}, wr_qp_reg} < N_QP_24);
-wire        post_drop = wr_v_reg && ({{(24-QW){1'b0}}, wr_qp_reg} >= N_QP_24);
-wire [2:0]  post_pc = pmtu_clamp(qp_pmtu_code[3*wr_qp_reg +: 3]);
-wire        post_init = init_q[wr_qp_reg];
-wire        post_flush = !(live_reg[wr_qp_reg] || post_init) || (err_reg[wr_qp_reg] && !post_init);
-wire [23:0] post_fpsn = post_init ? qp_loc_psn[24*wr_qp_reg +: 24] : post_psn_reg[24*wr_qp_reg +: 24];
-wire [32:0] post_sum = {1'b0, wr_len_reg} + {20'd0, (13'd256 << post_pc) - 13'd1};
-wire [32:0] post_n33 = post_sum >> (4'd8 + {1'b0, post_pc});
-wire [23:0] post_npk = (wr_len_reg == 32'd0) ? 24'd1 : post_n33[23:0];
-wire [PW:0] post_t = tail_reg[(PW+1)*wr_qp_reg +: PW+1];
-wire [AW-1:0] post_addr = {wr_qp_reg, post_t[PW-1:0]};
-
-assign s_wr_ready = !wr_v_reg || post_go || post_drop;
-
-// ---------------------------------------------------------------------------
-// ACK decode (from the input register)
-
-wire [23:0] a_idx24 = ack_qp_reg - QPN_BASE_24;
-wire        a_ours = a_idx24 < N_QP_24;
-wire [QW-1:0] a_q = a_idx24[QW-1:0];
-wire        a_active = ack_v_reg && a_ours && live_reg[a_q] && !err_reg[a_q] && rts[a_q];
-wire [23:0] a_una = una_reg[24*a_q +: 24];
-wire [23:0] a_nxt = nxt_reg[24*a_q +: 24];
-wire [23:0] a_hi = hi_reg[24*a_q +: 24];
-wire [1:0]  a_type = ack_syn_reg[6:5];
-wire [4:0]  a_val = ack_syn_reg[4:0];
-wire        a_is_ack = a_type == 2'b00;
-wire        a_is_rnr = a_type == 2'b01;
-wire        a_is_nak = a_type == 2'b11;
-wire        a_inwin = (ack_psn_reg - a_una) < (a_hi - a_una);
-wire        a_valid = a_active && a_inwin && !ack_syn_reg[7] && a_type != 2'b10;
-wire [23:0] a_new_una = a_is_ack ? ack_psn_reg + 24'd1 : ack_psn_reg;
-wire        a_prog = a_valid && a_new_una != a_una;
-wire        a_past_nxt = a_prog && ((a_new_una - a_una) > (a_nxt - a_una));
-wire        a_outst = a_new_una != a_hi;
-wire [2:0]  a_cfg_retry = cfg_retry_cnt[3*a_q +: 3];
-wire [2:0]  a_cfg_rnr = cfg_rnr_retry[3*a_q +: 3];
-wire [2:0]  a_retry_eff = a_prog ? a_cfg_retry : retry_left_reg[3*a_q +: 3];
-wire [2:0]  a_rnr_eff = a_prog ? a_cfg_rnr : rnr_left_reg[3*a_q +: 3];
-wire        a_seen_eff = !a_prog && (nak_seen_reg[a_q] || rnr_wait_reg[a_q]);
-// sequence NAK that goes back
-wire        a_seq = a_valid && a_is_nak && a_val == 5'd0 && !a_seen_eff;
-wire        a_seq_fail = a_seq && a_retry_eff == 3'd0;
-// RNR NAK
-wire        a_rnr = a_valid && a_is_rnr;
-wire        a_rnr_fail = a_rnr && a_cfg_rnr != 3'd7 && a_rnr_eff == 3'd0;
-// fatal NAK
-wire        a_fatal_nak = a_valid && a_is_nak && a_val != 5'd0;
-wire [2:0]  a_fatal_code = (a_val == 5'd2) ? WC_REM_ACC : ((a_val == 5'd3) ? WC_REM_OP : WC_REM_INV);
-wire        a_fatal = a_fatal_nak || a_seq_fail || a_rnr_fail;
-wire [2:0]  a_code = a_fatal_nak ? a_fatal_code : (a_seq_fail ? WC_RETRY_EXC : WC_RNR_EXC);
-wire        a_goback = (a_seq && !a_seq_fail) || (a_rnr && !a_rnr_fail);
-// the ACK timer stops (RNR wait, error)
-wire        a_stop = a_rnr || a_fatal;
-
-// ---------------------------------------------------------------------------
-// State update
-
-reg [N_QP-1:0] exp_q;           // the ACK timer ran out
-always @* begin
-    for (ih = 0; ih < N_QP; ih = ih + 1) begin
-        exp_q[ih] = tmr_on_reg[ih] && ack_tmr_reg[32*ih +: 32] == 32'd0 && live_reg[ih] && !err_reg[ih] &&
-                   rts[ih] && !rnr_wait_reg[ih] && !(ack_v_reg && a_ours && a_q == ih[QW-1:0]);
-    end
-end
-
-// timeouts this cycle, and QPs that fail this cycle (qp_error)
-reg [31:0] n_tmo;
-reg [N_QP-1:0] fatal_q;
-always @* begin
-    n_tmo = 32'd0;
-    for (id = 0; id < N_QP; id = id + 1) begin
-        fatal_q[id] = (ack_v_reg && a_ours && a_q == id[QW-1:0] && a_fatal) ||
-                     (exp_q[id] && una_reg[24*id +: 24] != hi_reg[24*id +: 24] && retry_left_reg[3*id +: 3] == 3'd0);
-        if (exp_q[id] && una_reg[24*id +: 24] != hi_reg[24*id +: 24]) begin
-            n_tmo = n_tmo + 32'd1;
-        end
-    end
-end
-
-// ACK timer load per QP: 2^timeout + 1 ticks
-reg [32*N_QP-1:0] tmr_load;
-always @* begin
-    for (ie = 0; ie < N_QP; ie = ie + 1) begin
-        tmr_load[32*ie +: 32] = (32'd1 << cfg_timeout[5*ie +: 5]) + 32'd1;
+    cpl_rr_next = cpl_rr_reg;
+    m_cpl_valid_next = m_cpl_valid_reg && !m_cpl_ready;
+    if (cpl_go) begin
+        m_cpl_valid_next = 1'b1;
+        cpl_rr_next = cpl_qp;
     end
 end
 
 always @(posedge clk) begin
-    // input registers
-    ack_ready_reg <= 1'b1;
-    ack_v_reg <= s_ack_valid && ack_ready_reg;
-    if (s_ack_valid && ack_ready_reg) begin
-        ack_qp_reg <= s_ack_dest_qp;
-        ack_psn_reg <= s_ack_psn;
-        ack_syn_reg <= s_ack_syndrome;
-    end
+    head_ptr_reg <= head_ptr_next;
+    cpl_rr_reg <= cpl_rr_next;
+    m_cpl_valid_reg <= m_cpl_valid_next;
 
-    if (s_wr_valid && s_wr_ready) begin
-        wr_v_reg <= 1'b1;
-        wr_qp_reg <= s_wr_qp;
-        wr_op_reg <= s_wr_opcode;
-        wr_laddr_reg <= s_wr_local_addr;
-        wr_len_reg <= s_wr_length;
-        wr_rva_reg <= s_wr_remote_va;
-        wr_rkey_reg <= s_wr_rkey;
-        wr_imm_reg <= s_wr_imm;
-        wr_id_reg <= s_wr_wr_id;
-    end else if (post_go || post_drop) begin
-        wr_v_reg <= 1'b0;
-    end
-
-    if (post_go) begin
-        wq_a[post_addr] <= {wr_op_reg, wr_laddr_reg, wr_len_reg, wr_rva_reg, wr_rkey_reg, wr_imm_reg};
-        wq_b[post_addr] <= {post_flush, post_pc, post_fpsn, post_npk};
-        wq_c[post_addr] <= wr_id_reg;
-    end
-
-    // prescalers
-    tick4_reg <= 1'b0;
-    tick10_reg <= 1'b0;
-    if (pre4_reg == T4_M1) begin
-        pre4_reg <= 32'd0;
-        tick4_reg <= 1'b1;
-    end else begin
-        pre4_reg <= pre4_reg + 32'd1;
-    end
-    if (pre10_reg == T10_M1) begin
-        pre10_reg <= 32'd0;
-        tick10_reg <= 1'b1;
-    end else begin
-        pre10_reg <= pre10_reg + 32'd1;
-    end
-
-    // outputs
-    if (m_desc_ready) begin
-        desc_v_reg <= 1'b0;
-    end
-    if (m_rd_ready) begin
-        rd_v_reg <= 1'b0;
-    end
-    if (m_cpl_ready) begin
-        cpl_v_reg <= 1'b0;
-    end
-
+    // datapath: the completion (cpl_go is the store signal)
     if (cpl_go) begin
-        cpl_v_reg <= 1'b1;
-        cpl_qp_reg <= cpl_w;
-        cpl_id_reg <= cpl_id;
-        cpl_status_reg <= cstat_q[3*cpl_w +: 3];
-        rr_cpl_reg <= cpl_w;
+        m_cpl_qp_reg <= cpl_qp;
+        m_cpl_wr_id_reg <= cpl_wr_id;
+        m_cpl_status_reg <= cpl_status[3*cpl_qp +: 3];
     end
+
+    if (rst) begin
+        head_ptr_reg <= {(PTRW+1)*N_QP{1'b0}};
+        cpl_rr_reg <= {QPW{1'b0}};
+        m_cpl_valid_reg <= 1'b0;
+    end
+end
+
+// ---------------------------------------------------------------------------
+// Sender: round robin, one packet (or one skipped WR) per cycle
+
+reg [N_QP-1:0] send_skip_wr;        // the WR at send_ptr lies wholly before send_psn: step over it
+reg [N_QP-1:0] send_allowed;        // may send or skip (active, RTS, not failed, no RNR wait, a WR)
+reg [N_QP-1:0] send_room;           // the window and the walker's lag allow a new packet
+reg [N_QP-1:0] send_eligible;
+reg            send_out_free;       // both output registers can take one
+reg            send_go;             // the sender sends a packet or skips a WR
+reg [QPW-1:0]  send_qp;             // ... of this QP
+reg [23:0]     sel_segment;
+
+// what each QP may do (from registers only)
+always @* begin
+    for (q_sel = 0; q_sel < N_QP; q_sel = q_sel + 1) begin
+        sel_segment = send_psn_reg[q_sel] - send_wr_first_psn[q_sel];
+        send_skip_wr[q_sel] = sel_segment >= send_wr_npkts[q_sel];
+        send_allowed[q_sel] = qp_active_reg[q_sel] && !qp_failed_reg[q_sel] && qp_rts[q_sel] &&
+                              !rnr_wait_reg[q_sel] && wq_has_send[q_sel];
+        // window, and the walker no more than 2^23 PSNs behind (PSN compare range)
+        send_room[q_sel] = ((send_psn_reg[q_sel] - unacked_psn_reg[q_sel]) < WINDOW_24) &&
+                           !psn_lt(send_psn_reg[q_sel] - head_first_psn[q_sel], 24'd0);
+    end
+end
+
+// round robin over the eligible QPs
+always @* begin
+    send_out_free = (!m_desc_valid_reg || m_desc_ready) && (!m_rd_valid_reg || m_rd_ready);
+    for (k_sel = 0; k_sel < N_QP; k_sel = k_sel + 1) begin
+        send_eligible[k_sel] = send_allowed[k_sel] && (send_skip_wr[k_sel] || (send_room[k_sel] && send_out_free));
+    end
+
+    send_go = 1'b0;
+    send_qp = send_rr_reg;
+    for (k_sel = N_QP; k_sel >= 1; k_sel = k_sel - 1) begin
+        n_sel = {{(32-QPW){1'b0}}, send_rr_reg} + k_sel;
+        if (n_sel >= N_QP) begin
+            n_sel = n_sel - N_QP;
+        end
+        if (send_eligible[n_sel]) begin
+            send_go = 1'b1;
+            send_qp = n_sel[QPW-1:0];
+        end
+    end
+end
+
+// the packet: the WR at send_ptr of send_qp, the segment send_psn stands for
+wire [PTRW:0]          pkt_wq_ptr = send_ptr_reg[(PTRW+1)*send_qp +: PTRW+1];
+wire [WR_WIDTH-1:0]    pkt_wr = wq_wr_mem[{send_qp, pkt_wq_ptr[PTRW-1:0]}];
+wire [SEG_WIDTH-1:0]   pkt_seg = wq_seg_mem[{send_qp, pkt_wq_ptr[PTRW-1:0]}];
+wire [1:0]             pkt_wr_opcode = pkt_wr[225:224];
+wire [63:0]            pkt_local_addr = pkt_wr[223:160];
+wire [31:0]            pkt_length = pkt_wr[159:128];
+wire [63:0]            pkt_remote_va = pkt_wr[127:64];
+wire [31:0]            pkt_rkey = pkt_wr[63:32];
+wire [31:0]            pkt_imm = pkt_wr[31:0];
+wire [2:0]             pkt_pmtu_code = pkt_seg[50:48];
+wire [23:0]            pkt_first_psn = pkt_seg[47:24];
+wire [23:0]            pkt_npkts = pkt_seg[23:0];
+wire [23:0]            pkt_psn = send_psn_reg[send_qp];
+wire [23:0]            pkt_unacked_psn = unacked_psn_reg[send_qp];
+wire [23:0]            pkt_sent_end_psn = sent_end_psn_reg[send_qp];
+// which packet of its WR, and the payload's byte offset and length
+wire [23:0]            pkt_segment = pkt_psn - pkt_first_psn;
+wire [47:0]            pkt_offset_48 = {24'd0, pkt_segment} << (4'd8 + {1'b0, pkt_pmtu_code});
+wire [31:0]            pkt_offset = pkt_offset_48[31:0];
+wire [31:0]            pkt_remaining = pkt_length - pkt_offset;
+wire [12:0]            pkt_pmtu_bytes = 13'd256 << pkt_pmtu_code;
+wire [12:0]            pkt_payload_len = (pkt_remaining > {19'd0, pkt_pmtu_bytes}) ? pkt_pmtu_bytes :
+                                                                                    pkt_remaining[12:0];
+wire                   pkt_first = pkt_segment == 24'd0;
+wire                   pkt_last = pkt_segment == pkt_npkts - 24'd1;
+wire                   pkt_retransmit = pkt_psn != pkt_sent_end_psn;
+wire [23:0]            pkt_qpn = QPN_BASE_24 + {{(24-QPW){1'b0}}, send_qp};
+wire [7:0]             pkt_opcode = request_opcode(pkt_wr_opcode, pkt_first, pkt_last);
+wire                   pkt_ack_req = pkt_last || (pkt_psn[5:0] == 6'h3F) || ((pkt_psn - pkt_unacked_psn) == WINDOW_M1);
+
+wire send_skip = send_skip_wr[send_qp];
+// a packet goes out
+wire send_pkt = send_go && !send_skip;
+
+always @* begin
+    send_rr_next = send_rr_reg;
+
+    m_desc_valid_next = m_desc_valid_reg && !m_desc_ready;
+    ip_id_next = ip_id_reg;
+    m_rd_valid_next = m_rd_valid_reg && !m_rd_ready;
+
+    stat_pkts_sent_next = stat_pkts_sent_reg;
+    stat_retransmissions_next = stat_retransmissions_reg;
 
     if (send_go) begin
-        rr_send_reg <= snd;
+        send_rr_next = send_qp;
     end
-    if (s_emit) begin
-        desc_v_reg <= 1'b1;
-        desc_dst_mac_reg <= qp_rem_mac[48*snd +: 48];
-        desc_dst_ip_reg <= qp_rem_ip[32*snd +: 32];
-        desc_ip_id_reg <= ip_id_reg;
-        desc_sport_reg <= {2'b11, s_qpn[13:0]};
-        desc_opcode_reg <= s_opcode;
-        desc_ack_req_reg <= s_ack_req;
-        desc_dest_qp_reg <= qp_rem_qpn[24*snd +: 24];
-        desc_psn_reg <= s_nxt;
-        desc_va_reg <= s_rva;
-        desc_rkey_reg <= s_rkey;
-        desc_len_reg <= s_len;
-        desc_imm_reg <= s_imm;
-        desc_plen_reg <= s_plen;
-        ip_id_reg <= ip_id_reg + 16'd1;
-        if (s_plen != 13'd0) begin
-            rd_v_reg <= 1'b1;
-            rd_addr_reg <= s_laddr + {32'd0, s_off};
-            rd_len_reg <= s_plen;
+
+    if (send_pkt) begin
+        m_desc_valid_next = 1'b1;
+        ip_id_next = ip_id_reg + 16'd1;
+        if (pkt_payload_len != 13'd0) begin
+            m_rd_valid_next = 1'b1;
         end
-        cnt_sent_reg <= cnt_sent_reg + 32'd1;
-        if (s_retx) begin
-            cnt_retx_reg <= cnt_retx_reg + 32'd1;
+        stat_pkts_sent_next = stat_pkts_sent_reg + 32'd1;
+        if (pkt_retransmit) begin
+            stat_retransmissions_next = stat_retransmissions_reg + 32'd1;
         end
     end
 
-    if (ack_v_reg && a_ours) begin
-        if (a_is_nak) begin
-            cnt_nak_reg <= cnt_nak_reg + 32'd1;
-        end
-        if (a_is_rnr) begin
-            cnt_rnr_reg <= cnt_rnr_reg + 32'd1;
-        end
-    end
+    for (q_send = 0; q_send < N_QP; q_send = q_send + 1) begin
+        this_send_psn = send_psn_reg[q_send];
+        this_sent_end_psn = sent_end_psn_reg[q_send];
+        this_send_ptr = send_ptr_reg[(PTRW+1)*q_send +: PTRW+1];
 
-    // per QP
-    for (ig = 0; ig < N_QP; ig = ig + 1) begin
-        // timers run down
-        if (tick4_reg && ack_tmr_reg[32*ig +: 32] != 32'd0) begin
-            ack_tmr_reg[32*ig +: 32] <= ack_tmr_reg[32*ig +: 32] - 32'd1;
-        end
-        if (tick10_reg && rnr_tmr_reg[17*ig +: 17] != 17'd0) begin
-            rnr_tmr_reg[17*ig +: 17] <= rnr_tmr_reg[17*ig +: 17] - 17'd1;
-        end
-        if (rnr_wait_reg[ig] && rnr_tmr_reg[17*ig +: 17] == 17'd0) begin
-            rnr_wait_reg[ig] <= 1'b0;
+        // becoming active: the PSNs start at qp_loc_psn, nothing to send yet
+        if (qp_init[q_send]) begin
+            this_send_psn = qp_loc_psn[24*q_send +: 24];
+            this_sent_end_psn = qp_loc_psn[24*q_send +: 24];
+            this_send_ptr = tail_ptr_reg[(PTRW+1)*q_send +: PTRW+1];
         end
 
-        // leaving RTS
-        if (!rts[ig]) begin
-            live_reg[ig] <= 1'b0;
-            tmr_on_reg[ig] <= 1'b0;
-            rnr_wait_reg[ig] <= 1'b0;
+        // the WR at send_ptr completes (flushed): send_ptr follows head_ptr
+        if (cpl_take[q_send] && !qp_init[q_send] &&
+            send_ptr_reg[(PTRW+1)*q_send +: PTRW+1] == head_ptr_reg[(PTRW+1)*q_send +: PTRW+1]) begin
+            this_send_ptr = head_ptr_next[(PTRW+1)*q_send +: PTRW+1];
         end
 
-        // entering RTS with an empty queue
-        if (init_q[ig]) begin
-            live_reg[ig] <= 1'b1;
-            err_reg[ig] <= 1'b0;
-            err_code_reg[3*ig +: 3] <= WC_FLUSHED;
-            nak_seen_reg[ig] <= 1'b0;
-            rnr_wait_reg[ig] <= 1'b0;
-            tmr_on_reg[ig] <= 1'b0;
-            retry_left_reg[3*ig +: 3] <= cfg_retry_cnt[3*ig +: 3];
-            rnr_left_reg[3*ig +: 3] <= cfg_rnr_retry[3*ig +: 3];
-            una_reg[24*ig +: 24] <= qp_loc_psn[24*ig +: 24];
-            nxt_reg[24*ig +: 24] <= qp_loc_psn[24*ig +: 24];
-            hi_reg[24*ig +: 24] <= qp_loc_psn[24*ig +: 24];
-            post_psn_reg[24*ig +: 24] <= qp_loc_psn[24*ig +: 24];
-            cur_reg[(PW+1)*ig +: PW+1] <= tail_reg[(PW+1)*ig +: PW+1];
-        end
-
-        // posting
-        if (post_go && wr_qp_reg == ig[QW-1:0]) begin
-            tail_reg[(PW+1)*ig +: PW+1] <= tail_reg[(PW+1)*ig +: PW+1] + 1'b1;
-            post_psn_reg[24*ig +: 24] <= post_fpsn + post_npk;
-        end
-
-        // completion
-        if (cpl_q[ig]) begin
-            head_reg[(PW+1)*ig +: PW+1] <= head_next[(PW+1)*ig +: PW+1];
-            if (cstat_q[3*ig +: 3] != WC_SUCCESS) begin
-                err_code_reg[3*ig +: 3] <= WC_FLUSHED;
+        // sending: the next PSN, the next WR after a skip or a WR's last packet
+        if (send_go && send_qp == q_send[QPW-1:0]) begin
+            if (send_skip || pkt_last) begin
+                this_send_ptr = pkt_wq_ptr + 1'b1;
             end
-            if (cur_reg[(PW+1)*ig +: PW+1] == head_reg[(PW+1)*ig +: PW+1] && !init_q[ig]) begin
-                cur_reg[(PW+1)*ig +: PW+1] <= head_next[(PW+1)*ig +: PW+1];
-            end
-        end
-
-        // sending
-        if (send_go && snd == ig[QW-1:0]) begin
-            if (s_skip || s_last) begin
-                cur_reg[(PW+1)*ig +: PW+1] <= s_cur + 1'b1;
-            end
-            if (!s_skip) begin
-                nxt_reg[24*ig +: 24] <= s_nxt + 24'd1;
-                if (!s_retx) begin
-                    hi_reg[24*ig +: 24] <= s_nxt + 24'd1;
+            if (!send_skip) begin
+                this_send_psn = pkt_psn + 24'd1;
+                if (!pkt_retransmit) begin
+                    this_sent_end_psn = pkt_psn + 24'd1;
                 end
             end
         end
 
-        // ACK / NAK / RNR NAK
-        if (ack_v_reg && a_ours && a_q == ig[QW-1:0]) begin
-            if (a_prog) begin
-                una_reg[24*ig +: 24] <= a_new_una;
-                retry_left_reg[3*ig +: 3] <= cfg_retry_cnt[3*ig +: 3];
-                rnr_left_reg[3*ig +: 3] <= cfg_rnr_retry[3*ig +: 3];
-                nak_seen_reg[ig] <= 1'b0;
-                if (a_outst && cfg_timeout[5*ig +: 5] != 5'd0) begin
-                    tmr_on_reg[ig] <= 1'b1;
-                    ack_tmr_reg[32*ig +: 32] <= tmr_load[32*ig +: 32];
+        // an acknowledgment past send_psn: resume at unacked_psn (never resend
+        // an acknowledged PSN)
+        if (ack_to_qp[q_send] && ack_passes_send_psn) begin
+            this_send_psn = ack_new_unacked_psn;
+            this_send_ptr = head_ptr_next[(PTRW+1)*q_send +: PTRW+1];
+        end
+
+        // go-back-N to the NAK's PSN (sequence error, RNR)
+        if (ack_to_qp[q_send] && ack_go_back) begin
+            this_send_psn = ack_psn_reg;
+            this_send_ptr = head_ptr_next[(PTRW+1)*q_send +: PTRW+1];
+        end
+
+        // ACK timeout with a retry left: go back to unacked_psn
+        if (ack_timeout_retry[q_send]) begin
+            this_send_psn = unacked_psn_reg[q_send];
+            this_send_ptr = head_ptr_next[(PTRW+1)*q_send +: PTRW+1];
+        end
+
+        send_psn_next[q_send] = this_send_psn;
+        sent_end_psn_next[q_send] = this_sent_end_psn;
+        send_ptr_next[(PTRW+1)*q_send +: PTRW+1] = this_send_ptr;
+    end
+end
+
+always @(posedge clk) begin
+    send_rr_reg <= send_rr_next;
+    send_ptr_reg <= send_ptr_next;
+    for (q_send_ff = 0; q_send_ff < N_QP; q_send_ff = q_send_ff + 1) begin
+        send_psn_reg[q_send_ff] <= send_psn_next[q_send_ff];
+        sent_end_psn_reg[q_send_ff] <= sent_end_psn_next[q_send_ff];
+    end
+
+    m_desc_valid_reg <= m_desc_valid_next;
+    ip_id_reg <= ip_id_next;
+    m_rd_valid_reg <= m_rd_valid_next;
+
+    // datapath: the packet's descriptor and memory read (send_pkt is the
+    // store signal)
+    if (send_pkt) begin
+        m_desc_dst_mac_reg <= qp_rem_mac[48*send_qp +: 48];
+        m_desc_dst_ip_reg <= qp_rem_ip[32*send_qp +: 32];
+        m_desc_ip_id_reg <= ip_id_reg;
+        m_desc_udp_sport_reg <= {2'b11, pkt_qpn[13:0]};
+        m_desc_opcode_reg <= pkt_opcode;
+        m_desc_ack_req_reg <= pkt_ack_req;
+        m_desc_dest_qp_reg <= qp_rem_qpn[24*send_qp +: 24];
+        m_desc_psn_reg <= pkt_psn;
+        m_desc_reth_va_reg <= pkt_remote_va;
+        m_desc_reth_rkey_reg <= pkt_rkey;
+        m_desc_reth_len_reg <= pkt_length;
+        m_desc_imm_reg <= pkt_imm;
+        m_desc_payload_len_reg <= pkt_payload_len;
+        if (pkt_payload_len != 13'd0) begin
+            m_rd_addr_reg <= pkt_local_addr + {32'd0, pkt_offset};
+            m_rd_len_reg <= pkt_payload_len;
+        end
+    end
+
+    stat_pkts_sent_reg <= stat_pkts_sent_next;
+    stat_retransmissions_reg <= stat_retransmissions_next;
+
+    if (rst) begin
+        send_rr_reg <= {QPW{1'b0}};
+        send_ptr_reg <= {(PTRW+1)*N_QP{1'b0}};
+        m_desc_valid_reg <= 1'b0;
+        ip_id_reg <= 16'd0;
+        m_rd_valid_reg <= 1'b0;
+        stat_pkts_sent_reg <= 32'd0;
+        stat_retransmissions_reg <= 32'd0;
+    end
+end
+
+// ---------------------------------------------------------------------------
+// Timers: the free-running 4.096 us and 10 us ticks, the local ACK timer and
+// the RNR wait of each QP
+
+// the ACK timer's load value: 2^timeout + 1 ticks
+reg [31:0] ack_timer_load;
+
+// the ticks
+always @* begin
+    tick_4us_next = 1'b0;
+    tick_10us_next = 1'b0;
+    if (prescale_4us_reg == TICK_4US_LAST) begin
+        prescale_4us_next = 32'd0;
+        tick_4us_next = 1'b1;
+    end else begin
+        prescale_4us_next = prescale_4us_reg + 32'd1;
+    end
+    if (prescale_10us_reg == TICK_10US_LAST) begin
+        prescale_10us_next = 32'd0;
+        tick_10us_next = 1'b1;
+    end else begin
+        prescale_10us_next = prescale_10us_reg + 32'd1;
+    end
+end
+
+// the timers of each QP
+always @* begin
+
+    for (q_tmr = 0; q_tmr < N_QP; q_tmr = q_tmr + 1) begin
+        this_ack_timer_on = ack_timer_on_reg[q_tmr];
+        this_ack_timer = ack_timer_reg[q_tmr];
+        this_rnr_wait = rnr_wait_reg[q_tmr];
+        this_rnr_timer = rnr_timer_reg[q_tmr];
+
+        ack_timer_load = (32'd1 << cfg_timeout[5*q_tmr +: 5]) + 32'd1;
+
+        // the timers run down; the RNR wait ends when its timer is out
+        if (tick_4us_reg && ack_timer_reg[q_tmr] != 32'd0) begin
+            this_ack_timer = ack_timer_reg[q_tmr] - 32'd1;
+        end
+        if (tick_10us_reg && rnr_timer_reg[q_tmr] != 17'd0) begin
+            this_rnr_timer = rnr_timer_reg[q_tmr] - 17'd1;
+        end
+        if (rnr_wait_reg[q_tmr] && rnr_timer_reg[q_tmr] == 17'd0) begin
+            this_rnr_wait = 1'b0;
+        end
+
+        // leaving RTS, becoming active: all stopped
+        if (!qp_rts[q_tmr] || qp_init[q_tmr]) begin
+            this_ack_timer_on = 1'b0;
+            this_rnr_wait = 1'b0;
+        end
+
+        if (ack_to_qp[q_tmr]) begin
+            // progress restarts the ACK timer, or stops it with nothing outstanding
+            if (ack_progress) begin
+                if (ack_outstanding_left && cfg_timeout[5*q_tmr +: 5] != 5'd0) begin
+                    this_ack_timer_on = 1'b1;
+                    this_ack_timer = ack_timer_load;
                 end else begin
-                    tmr_on_reg[ig] <= 1'b0;
-                end
-                if (a_past_nxt) begin
-                    nxt_reg[24*ig +: 24] <= a_new_una;
-                    cur_reg[(PW+1)*ig +: PW+1] <= head_next[(PW+1)*ig +: PW+1];
+                    this_ack_timer_on = 1'b0;
                 end
             end
-            if (a_goback) begin
-                nxt_reg[24*ig +: 24] <= ack_psn_reg;
-                cur_reg[(PW+1)*ig +: PW+1] <= head_next[(PW+1)*ig +: PW+1];
-                nak_seen_reg[ig] <= 1'b1;
+            // an RNR NAK with a retry left: wait out its timer
+            if (ack_rnr_nak && !ack_rnr_nak_exhausted) begin
+                this_rnr_wait = 1'b1;
+                this_rnr_timer = rnr_ticks(ack_value) + 17'd1;
             end
-            if (a_seq && !a_seq_fail) begin
-                retry_left_reg[3*ig +: 3] <= a_retry_eff - 3'd1;
+            if (ack_timer_stop) begin
+                this_ack_timer_on = 1'b0;
             end
-            if (a_rnr && !a_rnr_fail) begin
-                if (a_cfg_rnr != 3'd7) begin
-                    rnr_left_reg[3*ig +: 3] <= a_rnr_eff - 3'd1;
-                end
-                rnr_wait_reg[ig] <= 1'b1;
-                rnr_tmr_reg[17*ig +: 17] <= rnr_ticks(a_val) + 17'd1;
-            end
-            if (a_stop) begin
-                tmr_on_reg[ig] <= 1'b0;
-            end
-            if (a_fatal) begin
-                err_reg[ig] <= 1'b1;
-                err_code_reg[3*ig +: 3] <= a_code;
-                rnr_wait_reg[ig] <= 1'b0;
+            if (ack_fail) begin
+                this_rnr_wait = 1'b0;
             end
         end
 
-        // the ACK timer ran out
-        if (exp_q[ig]) begin
-            if (una_reg[24*ig +: 24] == hi_reg[24*ig +: 24]) begin
-                tmr_on_reg[ig] <= 1'b0;
+        // the ACK timer ran out: restarted for the retry, else stopped
+        if (ack_timer_expired[q_tmr]) begin
+            if (ack_timeout_retry[q_tmr]) begin
+                this_ack_timer = ack_timer_load;
             end else begin
-                if (retry_left_reg[3*ig +: 3] == 3'd0) begin
-                    err_reg[ig] <= 1'b1;
-                    err_code_reg[3*ig +: 3] <= WC_RETRY_EXC;
-                    tmr_on_reg[ig] <= 1'b0;
-                end else begin
-                    retry_left_reg[3*ig +: 3] <= retry_left_reg[3*ig +: 3] - 3'd1;
-                    nxt_reg[24*ig +: 24] <= una_reg[24*ig +: 24];
-                    cur_reg[(PW+1)*ig +: PW+1] <= head_next[(PW+1)*ig +: PW+1];
-                    ack_tmr_reg[32*ig +: 32] <= tmr_load[32*ig +: 32];
-                end
+                this_ack_timer_on = 1'b0;
             end
         end
 
         // every packet sent restarts the ACK timer
-        if (s_emit && snd == ig[QW-1:0] && cfg_timeout[5*ig +: 5] != 5'd0 &&
-            !(ack_v_reg && a_ours && a_q == ig[QW-1:0] && a_stop)) begin
-            tmr_on_reg[ig] <= 1'b1;
-            ack_tmr_reg[32*ig +: 32] <= tmr_load[32*ig +: 32];
+        if (send_pkt && send_qp == q_tmr[QPW-1:0] && cfg_timeout[5*q_tmr +: 5] != 5'd0 &&
+            !(ack_to_qp[q_tmr] && ack_timer_stop)) begin
+            this_ack_timer_on = 1'b1;
+            this_ack_timer = ack_timer_load;
         end
+
+        ack_timer_on_next[q_tmr] = this_ack_timer_on;
+        ack_timer_next[q_tmr] = this_ack_timer;
+        rnr_wait_next[q_tmr] = this_rnr_wait;
+        rnr_timer_next[q_tmr] = this_rnr_timer;
     end
-    qp_error_reg <= fatal_q;
-    cnt_tmo_reg <= cnt_tmo_reg + n_tmo;
+end
+
+always @(posedge clk) begin
+    prescale_4us_reg <= prescale_4us_next;
+    prescale_10us_reg <= prescale_10us_next;
+    tick_4us_reg <= tick_4us_next;
+    tick_10us_reg <= tick_10us_next;
+    ack_timer_on_reg <= ack_timer_on_next;
+    rnr_wait_reg <= rnr_wait_next;
+    for (q_tmr_ff = 0; q_tmr_ff < N_QP; q_tmr_ff = q_tmr_ff + 1) begin
+        ack_timer_reg[q_tmr_ff] <= ack_timer_next[q_tmr_ff];
+        rnr_timer_reg[q_tmr_ff] <= rnr_timer_next[q_tmr_ff];
+    end
 
     if (rst) begin
-        ack_ready_reg <= 1'b0;
-        ack_v_reg <= 1'b0;
-        wr_v_reg <= 1'b0;
-        desc_v_reg <= 1'b0;
-        rd_v_reg <= 1'b0;
-        cpl_v_reg <= 1'b0;
-        pre4_reg <= 32'd0;
-        pre10_reg <= 32'd0;
-        tick4_reg <= 1'b0;
-        tick10_reg <= 1'b0;
-        rr_send_reg <= {QW{1'b0}};
-        rr_cpl_reg <= {QW{1'b0}};
-        head_reg <= {(PW+1)*N_QP{1'b0}};
-        cur_reg <= {(PW+1)*N_QP{1'b0}};
-        tail_reg <= {(PW+1)*N_QP{1'b0}};
-        live_reg <= {N_QP{1'b0}};
-        err_reg <= {N_QP{1'b0}};
-        nak_seen_reg <= {N_QP{1'b0}};
+        prescale_4us_reg <= 32'd0;
+        prescale_10us_reg <= 32'd0;
+        tick_4us_reg <= 1'b0;
+        tick_10us_reg <= 1'b0;
+        ack_timer_on_reg <= {N_QP{1'b0}};
         rnr_wait_reg <= {N_QP{1'b0}};
-        tmr_on_reg <= {N_QP{1'b0}};
-        ack_tmr_reg <= {32*N_QP{1'b0}};
-        rnr_tmr_reg <= {17*N_QP{1'b0}};
+        for (q_tmr_ff = 0; q_tmr_ff < N_QP; q_tmr_ff = q_tmr_ff + 1) begin
+            ack_timer_reg[q_tmr_ff] <= 32'd0;
+            rnr_timer_reg[q_tmr_ff] <= 17'd0;
+        end
+    end
+end
+
+// ---------------------------------------------------------------------------
+// ACK state: unacked_psn, the retry counters, the go-back mark; the ACK input
+// register and the NAK counters
+
+always @* begin
+
+    for (q_state = 0; q_state < N_QP; q_state = q_state + 1) begin
+        this_unacked_psn = unacked_psn_reg[q_state];
+        this_retry_left = retry_left_reg[3*q_state +: 3];
+        this_rnr_retry_left = rnr_retry_left_reg[3*q_state +: 3];
+        this_went_back = went_back_reg[q_state];
+
+        if (qp_init[q_state]) begin
+            this_unacked_psn = qp_loc_psn[24*q_state +: 24];
+            this_retry_left = cfg_retry_cnt[3*q_state +: 3];
+            this_rnr_retry_left = cfg_rnr_retry[3*q_state +: 3];
+            this_went_back = 1'b0;
+        end
+
+        if (ack_to_qp[q_state]) begin
+            // progress reloads the retry counters and clears the go-back mark
+            if (ack_progress) begin
+                this_unacked_psn = ack_new_unacked_psn;
+                this_retry_left = cfg_retry_cnt[3*q_state +: 3];
+                this_rnr_retry_left = cfg_rnr_retry[3*q_state +: 3];
+                this_went_back = 1'b0;
+            end
+            if (ack_go_back) begin
+                this_went_back = 1'b1;
+            end
+            if (ack_seq_nak && !ack_seq_nak_exhausted) begin
+                this_retry_left = ack_retry_left - 3'd1;
+            end
+            if (ack_rnr_nak && !ack_rnr_nak_exhausted && ack_cfg_rnr_retry != 3'd7) begin
+                this_rnr_retry_left = ack_rnr_retry_left - 3'd1;
+            end
+        end
+
+        // an ACK timeout uses a retry
+        if (ack_timeout_retry[q_state]) begin
+            this_retry_left = retry_left_reg[3*q_state +: 3] - 3'd1;
+        end
+
+        unacked_psn_next[q_state] = this_unacked_psn;
+        retry_left_next[3*q_state +: 3] = this_retry_left;
+        rnr_retry_left_next[3*q_state +: 3] = this_rnr_retry_left;
+        went_back_next[q_state] = this_went_back;
+    end
+
+    stat_naks_next = stat_naks_reg;
+    stat_rnr_naks_next = stat_rnr_naks_reg;
+    if (ack_valid_reg && ack_for_us && ack_is_nak) begin
+        stat_naks_next = stat_naks_reg + 32'd1;
+    end
+    if (ack_valid_reg && ack_for_us && ack_is_rnr_nak) begin
+        stat_rnr_naks_next = stat_rnr_naks_reg + 32'd1;
+    end
+end
+
+always @(posedge clk) begin
+    for (q_state_ff = 0; q_state_ff < N_QP; q_state_ff = q_state_ff + 1) begin
+        unacked_psn_reg[q_state_ff] <= unacked_psn_next[q_state_ff];
+    end
+    retry_left_reg <= retry_left_next;
+    rnr_retry_left_reg <= rnr_retry_left_next;
+    went_back_reg <= went_back_next;
+    stat_naks_reg <= stat_naks_next;
+    stat_rnr_naks_reg <= stat_rnr_naks_next;
+
+    // input register: one descriptor per cycle
+    ack_ready_reg <= 1'b1;
+    ack_valid_reg <= s_ack_valid && ack_ready_reg;
+    if (s_ack_valid && ack_ready_reg) begin
+        ack_dest_qp_reg <= s_ack_dest_qp;
+        ack_psn_reg <= s_ack_psn;
+        ack_syndrome_reg <= s_ack_syndrome;
+    end
+
+    if (rst) begin
+        went_back_reg <= {N_QP{1'b0}};
+        stat_naks_reg <= 32'd0;
+        stat_rnr_naks_reg <= 32'd0;
+        ack_ready_reg <= 1'b0;
+        ack_valid_reg <= 1'b0;
+    end
+end
+
+// ---------------------------------------------------------------------------
+// QP status: active / failed, the completion status after a failure,
+// qp_error, the timeout counter
+
+always @* begin
+
+    for (q_stat = 0; q_stat < N_QP; q_stat = q_stat + 1) begin
+        this_qp_active = qp_active_reg[q_stat];
+        this_qp_failed = qp_failed_reg[q_stat];
+        this_fail_status = fail_status_reg[3*q_stat +: 3];
+
+        if (!qp_rts[q_stat]) begin
+            this_qp_active = 1'b0;
+        end
+        if (qp_init[q_stat]) begin
+            this_qp_active = 1'b1;
+            this_qp_failed = 1'b0;
+            this_fail_status = WC_FLUSHED;
+        end
+        // after the failing WR, the rest are flushed
+        if (cpl_take[q_stat] && cpl_status[3*q_stat +: 3] != WC_SUCCESS) begin
+            this_fail_status = WC_FLUSHED;
+        end
+        if (ack_to_qp[q_stat] && ack_fail) begin
+            this_qp_failed = 1'b1;
+            this_fail_status = ack_fail_status;
+        end
+        if (ack_timeout_fail[q_stat]) begin
+            this_qp_failed = 1'b1;
+            this_fail_status = WC_RETRY_EXC;
+        end
+
+        qp_error_next[q_stat] = (ack_to_qp[q_stat] && ack_fail) || ack_timeout_fail[q_stat];
+
+        qp_active_next[q_stat] = this_qp_active;
+        qp_failed_next[q_stat] = this_qp_failed;
+        fail_status_next[3*q_stat +: 3] = this_fail_status;
+    end
+
+    stat_timeouts_next = stat_timeouts_reg + ack_timeouts;
+end
+
+always @(posedge clk) begin
+    qp_active_reg <= qp_active_next;
+    qp_failed_reg <= qp_failed_next;
+    fail_status_reg <= fail_status_next;
+    qp_error_reg <= qp_error_next;
+    stat_timeouts_reg <= stat_timeouts_next;
+
+    if (rst) begin
+        qp_active_reg <= {N_QP{1'b0}};
+        qp_failed_reg <= {N_QP{1'b0}};
         qp_error_reg <= {N_QP{1'b0}};
-        ip_id_reg <= 16'd0;
-        cnt_sent_reg <= 32'd0;
-        cnt_retx_reg <= 32'd0;
-        cnt_tmo_reg <= 32'd0;
-        cnt_nak_reg <= 32'd0;
-        cnt_rnr_reg <= 32'd0;
+        stat_timeouts_reg <= 32'd0;
+    end
+end
+
+// ---------------------------------------------------------------------------
+// WR posting: the WR in the input register goes into its QP's queue at
+// tail_ptr with its PSNs (or is dropped: a QP index out of range)
+
+wire              post_qp_ok = {{(24-QPW){1'b0}}, wr_qp_reg} < N_QP_24;
+wire              post_go = wr_valid_reg && !wq_full[wr_qp_reg] && post_qp_ok;
+wire              post_drop = wr_valid_reg && !post_qp_ok;
+wire [2:0]        post_pmtu_code = pmtu_clamp(qp_pmtu_code[3*wr_qp_reg +: 3]);
+wire              post_init = qp_init[wr_qp_reg];
+// posted to a QP that is not active (nor becoming so) or has failed: flushed
+wire              post_flush = !(qp_active_reg[wr_qp_reg] || post_init) || (qp_failed_reg[wr_qp_reg] && !post_init);
+wire [23:0]       post_first_psn = post_init ? qp_loc_psn[24*wr_qp_reg +: 24] : post_psn_reg[wr_qp_reg];
+// packets: max(1, ceil(length / PMTU))
+wire [32:0]       post_length_up = {1'b0, wr_length_reg} + {20'd0, (13'd256 << post_pmtu_code) - 13'd1};
+wire [32:0]       post_npkts_33 = post_length_up >> (4'd8 + {1'b0, post_pmtu_code});
+wire [23:0]       post_npkts = (wr_length_reg == 32'd0) ? 24'd1 : post_npkts_33[23:0];
+wire [PTRW:0]     post_tail_ptr = tail_ptr_reg[(PTRW+1)*wr_qp_reg +: PTRW+1];
+wire [WQ_AW-1:0]  post_addr = {wr_qp_reg, post_tail_ptr[PTRW-1:0]};
+
+assign s_wr_ready = !wr_valid_reg || post_go || post_drop;
+
+always @* begin
+    wr_valid_next = wr_valid_reg;
+    if (s_wr_valid && s_wr_ready) begin
+        wr_valid_next = 1'b1;
+    end else if (post_go || post_drop) begin
+        wr_valid_next = 1'b0;
+    end
+end
+
+// the QP's queue: tail_ptr and the PSNs of the next WR
+always @* begin
+    for (q_post = 0; q_post < N_QP; q_post = q_post + 1) begin
+        this_post_psn = post_psn_reg[q_post];
+        this_tail_ptr = tail_ptr_reg[(PTRW+1)*q_post +: PTRW+1];
+
+        if (qp_init[q_post]) begin
+            this_post_psn = qp_loc_psn[24*q_post +: 24];
+        end
+        if (post_go && wr_qp_reg == q_post[QPW-1:0]) begin
+            this_tail_ptr = tail_ptr_reg[(PTRW+1)*q_post +: PTRW+1] + 1'b1;
+            this_post_psn = post_first_psn + post_npkts;
+        end
+
+        post_psn_next[q_post] = this_post_psn;
+        tail_ptr_next[(PTRW+1)*q_post +: PTRW+1] = this_tail_ptr;
+    end
+end
+
+always @(posedge clk) begin
+    wr_valid_reg <= wr_valid_next;
+    tail_ptr_reg <= tail_ptr_next;
+    for (q_post_ff = 0; q_post_ff < N_QP; q_post_ff = q_post_ff + 1) begin
+        post_psn_reg[q_post_ff] <= post_psn_next[q_post_ff];
+    end
+
+    // datapath: the WR taken in
+    if (s_wr_valid && s_wr_ready) begin
+        wr_qp_reg <= s_wr_qp;
+        wr_opcode_reg <= s_wr_opcode;
+        wr_local_addr_reg <= s_wr_local_addr;
+        wr_length_reg <= s_wr_length;
+        wr_remote_va_reg <= s_wr_remote_va;
+        wr_rkey_reg <= s_wr_rkey;
+        wr_imm_reg <= s_wr_imm;
+        wr_wr_id_reg <= s_wr_wr_id;
+    end
+
+    if (rst) begin
+        wr_valid_reg <= 1'b0;
+        tail_ptr_reg <= {(PTRW+1)*N_QP{1'b0}};
+    end
+end
+
+// the work queues (no reset)
+always @(posedge clk) begin
+    if (post_go) begin
+        wq_wr_mem[post_addr] <= {wr_opcode_reg, wr_local_addr_reg, wr_length_reg, wr_remote_va_reg,
+                                 wr_rkey_reg, wr_imm_reg};
+        wq_seg_mem[post_addr] <= {post_flush, post_pmtu_code, post_first_psn, post_npkts};
+        wq_wr_id_mem[post_addr] <= wr_wr_id_reg;
     end
 end
 
 // the MSN is not needed (completion follows the PSN); bits not looked at
-wire unused_ok = ^{s_ack_msn, v_hb[50:48], v_cb[51:48], cpl_h[PW], s_b[BE-1], s_off48[47:32],
-                   s_qpn[23:14], post_n33[32:24], post_t[PW]};
+wire unused_ok = ^{s_ack_msn, view_head_seg[50:48], view_send_seg[51:48], cpl_head_ptr[PTRW], pkt_seg[SEG_WIDTH-1],
+                   pkt_offset_48[47:32], pkt_qpn[23:14], post_npkts_33[32:24], post_tail_ptr[PTRW]};
 
 // ---------------------------------------------------------------------------
 // Outputs
 
 assign s_ack_ready = ack_ready_reg;
 
-assign m_desc_valid = desc_v_reg;
-assign m_desc_dst_mac = desc_dst_mac_reg;
+assign m_desc_valid = m_desc_valid_reg;
+assign m_desc_dst_mac = m_desc_dst_mac_reg;
 assign m_desc_src_mac = cfg_mac;
 assign m_desc_src_ip = cfg_ip;
-assign m_desc_dst_ip = desc_dst_ip_reg;
-assign m_desc_ip_id = desc_ip_id_reg;
+assign m_desc_dst_ip = m_desc_dst_ip_reg;
+assign m_desc_ip_id = m_desc_ip_id_reg;
 assign m_desc_tos = 8'd0;
-assign m_desc_udp_sport = desc_sport_reg;
-assign m_desc_opcode = desc_opcode_reg;
+assign m_desc_udp_sport = m_desc_udp_sport_reg;
+assign m_desc_opcode = m_desc_opcode_reg;
 assign m_desc_solicited = 1'b0;
-assign m_desc_ack_req = desc_ack_req_reg;
-assign m_desc_dest_qp = desc_dest_qp_reg;
-assign m_desc_psn = desc_psn_reg;
-assign m_desc_reth_va = desc_va_reg;
-assign m_desc_reth_rkey = desc_rkey_reg;
-assign m_desc_reth_len = desc_len_reg;
-assign m_desc_imm = desc_imm_reg;
-assign m_desc_payload_len = desc_plen_reg;
+assign m_desc_ack_req = m_desc_ack_req_reg;
+assign m_desc_dest_qp = m_desc_dest_qp_reg;
+assign m_desc_psn = m_desc_psn_reg;
+assign m_desc_reth_va = m_desc_reth_va_reg;
+assign m_desc_reth_rkey = m_desc_reth_rkey_reg;
+assign m_desc_reth_len = m_desc_reth_len_reg;
+assign m_desc_imm = m_desc_imm_reg;
+assign m_desc_payload_len = m_desc_payload_len_reg;
 
-assign m_rd_valid = rd_v_reg;
-assign m_rd_addr = rd_addr_reg;
-assign m_rd_len = rd_len_reg;
+assign m_rd_valid = m_rd_valid_reg;
+assign m_rd_addr = m_rd_addr_reg;
+assign m_rd_len = m_rd_len_reg;
 
-assign m_cpl_valid = cpl_v_reg;
-assign m_cpl_qp = cpl_qp_reg;
-assign m_cpl_wr_id = cpl_id_reg;
-assign m_cpl_status = cpl_status_reg;
+assign m_cpl_valid = m_cpl_valid_reg;
+assign m_cpl_qp = m_cpl_qp_reg;
+assign m_cpl_wr_id = m_cpl_wr_id_reg;
+assign m_cpl_status = m_cpl_status_reg;
 
 assign qp_error = qp_error_reg;
-assign stat_pkts_sent = cnt_sent_reg;
-assign stat_retransmissions = cnt_retx_reg;
-assign stat_timeouts = cnt_tmo_reg;
-assign stat_naks = cnt_nak_reg;
-assign stat_rnr_naks = cnt_rnr_reg;
+assign stat_pkts_sent = stat_pkts_sent_reg;
+assign stat_retransmissions = stat_retransmissions_reg;
+assign stat_timeouts = stat_timeouts_reg;
+assign stat_naks = stat_naks_reg;
+assign stat_rnr_naks = stat_rnr_naks_reg;
 
 endmodule
 
+`default_nettype wire
 `resetall

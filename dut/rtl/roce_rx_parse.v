@@ -166,7 +166,7 @@ module roce_rx_parse #
 localparam HDR_BYTES = 106;
 localparam HDR_BEATS = (HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
 localparam BEAT_WIDTH = $clog2(HDR_BEATS + 1);
-localparam KC_WIDTH = $clog2(KEEP_WIDTH + 1);
+localparam KEEP_COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 
 // frame length, saturating; 14 + the largest IPv4 total length fits
 localparam LEN_WIDTH = 17;
@@ -205,13 +205,13 @@ end
 // Helpers
 
 // bytes in a beat (tkeep is contiguous from lane 0)
-function [KC_WIDTH-1:0] keep_count(input [KEEP_WIDTH-1:0] k);
+function [KEEP_COUNT_WIDTH-1:0] keep_count(input [KEEP_WIDTH-1:0] k);
     integer i;
     begin
-        keep_count = {KC_WIDTH{1'b0}};
+        keep_count = {KEEP_COUNT_WIDTH{1'b0}};
         for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
             if (k[i]) begin
-                keep_count = i[KC_WIDTH-1:0] + 1'b1;
+                keep_count = i[KEEP_COUNT_WIDTH-1:0] + 1'b1;
             end
         end
     end
@@ -225,8 +225,8 @@ reg s_axis_tready_reg = 1'b0;
 reg [8*HDR_BYTES-1:0] cap_reg = {8*HDR_BYTES{1'b0}};
 reg [BEAT_WIDTH-1:0] beat_reg = {BEAT_WIDTH{1'b0}};     // saturates at HDR_BEATS
 reg [LEN_WIDTH-1:0] len_reg = {LEN_WIDTH{1'b0}};        // bytes before this beat
-reg c_full_reg = 1'b0;      // cap_reg holds a whole frame D could not take yet
-reg c_user_reg = 1'b0;
+reg cap_full_reg = 1'b0;      // cap_reg holds a whole frame D could not take yet
+reg cap_user_reg = 1'b0;
 
 // decision register
 reg d_valid_reg = 1'b0;
@@ -252,55 +252,55 @@ always @* begin
 end
 
 // the frame length up to and including this beat, saturating
-wire [LEN_WIDTH:0] len_sum = {1'b0, len_reg} + {{(LEN_WIDTH+1-KC_WIDTH){1'b0}}, keep_count(s_axis_tkeep)};
+wire [LEN_WIDTH:0] len_sum = {1'b0, len_reg} + {{(LEN_WIDTH+1-KEEP_COUNT_WIDTH){1'b0}}, keep_count(s_axis_tkeep)};
 wire [LEN_WIDTH-1:0] len_next = len_sum[LEN_WIDTH] ? {LEN_WIDTH{1'b1}} : len_sum[LEN_WIDTH-1:0];
 
 // ---------------------------------------------------------------------------
 // Decision (from the D register only)
 
-function [7:0] hb(input integer n);
+function [7:0] hdr_byte(input integer n);
     begin
-        hb = d_hdr_reg[8*n +: 8];
+        hdr_byte = d_hdr_reg[8*n +: 8];
     end
 endfunction
 
-wire [47:0] f_dst_mac = {hb(0), hb(1), hb(2), hb(3), hb(4), hb(5)};
-wire [47:0] f_src_mac = {hb(6), hb(7), hb(8), hb(9), hb(10), hb(11)};
-wire [15:0] f_ethertype = {hb(12), hb(13)};
+wire [47:0] f_dst_mac = {hdr_byte(0), hdr_byte(1), hdr_byte(2), hdr_byte(3), hdr_byte(4), hdr_byte(5)};
+wire [47:0] f_src_mac = {hdr_byte(6), hdr_byte(7), hdr_byte(8), hdr_byte(9), hdr_byte(10), hdr_byte(11)};
+wire [15:0] f_ethertype = {hdr_byte(12), hdr_byte(13)};
 
 // ARP (bytes 14-41)
-wire [15:0] f_arp_htype = {hb(14), hb(15)};
-wire [15:0] f_arp_ptype = {hb(16), hb(17)};
-wire [7:0]  f_arp_hlen = hb(18);
-wire [7:0]  f_arp_plen = hb(19);
-wire [15:0] f_arp_oper = {hb(20), hb(21)};
-wire [47:0] f_arp_sha = {hb(22), hb(23), hb(24), hb(25), hb(26), hb(27)};
-wire [31:0] f_arp_spa = {hb(28), hb(29), hb(30), hb(31)};
-wire [47:0] f_arp_tha = {hb(32), hb(33), hb(34), hb(35), hb(36), hb(37)};
-wire [31:0] f_arp_tpa = {hb(38), hb(39), hb(40), hb(41)};
+wire [15:0] f_arp_htype = {hdr_byte(14), hdr_byte(15)};
+wire [15:0] f_arp_ptype = {hdr_byte(16), hdr_byte(17)};
+wire [7:0]  f_arp_hlen = hdr_byte(18);
+wire [7:0]  f_arp_plen = hdr_byte(19);
+wire [15:0] f_arp_oper = {hdr_byte(20), hdr_byte(21)};
+wire [47:0] f_arp_sha = {hdr_byte(22), hdr_byte(23), hdr_byte(24), hdr_byte(25), hdr_byte(26), hdr_byte(27)};
+wire [31:0] f_arp_spa = {hdr_byte(28), hdr_byte(29), hdr_byte(30), hdr_byte(31)};
+wire [47:0] f_arp_tha = {hdr_byte(32), hdr_byte(33), hdr_byte(34), hdr_byte(35), hdr_byte(36), hdr_byte(37)};
+wire [31:0] f_arp_tpa = {hdr_byte(38), hdr_byte(39), hdr_byte(40), hdr_byte(41)};
 
 // IPv4 (bytes 14-33)
 wire [3:0]  f_ip_version = d_hdr_reg[8*14+4 +: 4];
 wire [3:0]  f_ip_ihl = d_hdr_reg[8*14 +: 4];
-wire [15:0] f_ip_total_len = {hb(16), hb(17)};
+wire [15:0] f_ip_total_len = {hdr_byte(16), hdr_byte(17)};
 wire        f_ip_mf = d_hdr_reg[8*20+5];
-wire [12:0] f_ip_frag_off = {d_hdr_reg[8*20 +: 5], hb(21)};
-wire [7:0]  f_ip_proto = hb(23);
-wire [31:0] f_ip_src = {hb(26), hb(27), hb(28), hb(29)};
-wire [31:0] f_ip_dst = {hb(30), hb(31), hb(32), hb(33)};
+wire [12:0] f_ip_frag_off = {d_hdr_reg[8*20 +: 5], hdr_byte(21)};
+wire [7:0]  f_ip_proto = hdr_byte(23);
+wire [31:0] f_ip_src = {hdr_byte(26), hdr_byte(27), hdr_byte(28), hdr_byte(29)};
+wire [31:0] f_ip_dst = {hdr_byte(30), hdr_byte(31), hdr_byte(32), hdr_byte(33)};
 
 // UDP (bytes 34-41)
-wire [15:0] f_udp_sport = {hb(34), hb(35)};
-wire [15:0] f_udp_dport = {hb(36), hb(37)};
-wire [15:0] f_udp_len = {hb(38), hb(39)};
+wire [15:0] f_udp_sport = {hdr_byte(34), hdr_byte(35)};
+wire [15:0] f_udp_dport = {hdr_byte(36), hdr_byte(37)};
+wire [15:0] f_udp_len = {hdr_byte(38), hdr_byte(39)};
 
 // BTH (bytes 42-53) and AETH (54-57)
-wire [7:0]  f_bth_opcode = hb(42);
+wire [7:0]  f_bth_opcode = hdr_byte(42);
 wire [3:0]  f_bth_tver = d_hdr_reg[8*43 +: 4];
-wire [23:0] f_bth_dest_qp = {hb(47), hb(48), hb(49)};
-wire [23:0] f_bth_psn = {hb(51), hb(52), hb(53)};
-wire [7:0]  f_aeth_syndrome = hb(54);
-wire [23:0] f_aeth_msn = {hb(55), hb(56), hb(57)};
+wire [23:0] f_bth_dest_qp = {hdr_byte(47), hdr_byte(48), hdr_byte(49)};
+wire [23:0] f_bth_psn = {hdr_byte(51), hdr_byte(52), hdr_byte(53)};
+wire [7:0]  f_aeth_syndrome = hdr_byte(54);
+wire [23:0] f_aeth_msn = {hdr_byte(55), hdr_byte(56), hdr_byte(57)};
 
 // CM payload (bytes 42-105), big-endian: byte 42 in the top bits
 reg [511:0] f_cm_payload;
@@ -308,7 +308,7 @@ integer k;
 
 always @* begin
     for (k = 0; k < 64; k = k + 1) begin
-        f_cm_payload[511-8*k -: 8] = hb(42 + k);
+        f_cm_payload[511-8*k -: 8] = hdr_byte(42 + k);
     end
 end
 
@@ -463,8 +463,8 @@ end
 wire d_free = !d_valid_reg || d_commit;
 // the last beat of a frame goes to D, or stays in cap_reg
 wire last_to_d = s_go && s_axis_tlast && d_free;
-wire last_to_c = s_go && s_axis_tlast && !d_free;
-wire c_to_d = c_full_reg && d_free;
+wire last_to_cap = s_go && s_axis_tlast && !d_free;
+wire cap_to_d = cap_full_reg && d_free;
 
 always @(posedge clk) begin
     // capture
@@ -480,18 +480,18 @@ always @(posedge clk) begin
             len_reg <= len_next;
         end
     end
-    if (last_to_c) begin
+    if (last_to_cap) begin
         // the whole frame stays in the capture registers until D is free
         len_reg <= len_next;
-        c_user_reg <= s_axis_tuser;
-        c_full_reg <= 1'b1;
+        cap_user_reg <= s_axis_tuser;
+        cap_full_reg <= 1'b1;
     end
-    if (c_to_d) begin
+    if (cap_to_d) begin
         len_reg <= {LEN_WIDTH{1'b0}};
-        c_full_reg <= 1'b0;
+        cap_full_reg <= 1'b0;
     end
     // ready next cycle unless the capture registers hold a waiting frame
-    s_axis_tready_reg <= !(last_to_c || (c_full_reg && !d_free));
+    s_axis_tready_reg <= !(last_to_cap || (cap_full_reg && !d_free));
 
     // decision register
     if (d_commit) begin
@@ -502,11 +502,11 @@ always @(posedge clk) begin
         d_hdr_reg <= cap_next;
         d_len_reg <= len_next;
         d_user_reg <= s_axis_tuser;
-    end else if (c_to_d) begin
+    end else if (cap_to_d) begin
         d_valid_reg <= 1'b1;
         d_hdr_reg <= cap_reg;
         d_len_reg <= len_reg;
-        d_user_reg <= c_user_reg;
+        d_user_reg <= cap_user_reg;
     end
 
     // outputs
@@ -574,7 +574,7 @@ always @(posedge clk) begin
         s_axis_tready_reg <= 1'b0;
         beat_reg <= {BEAT_WIDTH{1'b0}};
         len_reg <= {LEN_WIDTH{1'b0}};
-        c_full_reg <= 1'b0;
+        cap_full_reg <= 1'b0;
         d_valid_reg <= 1'b0;
         m_arp_valid_reg <= 1'b0;
         m_cm_valid_reg <= 1'b0;
@@ -594,4 +594,5 @@ end
 
 endmodule
 
+`default_nettype wire
 `resetall

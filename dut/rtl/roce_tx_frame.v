@@ -123,10 +123,10 @@ localparam HDR_BEATS = (MAX_HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
 localparam HDR_WIDTH = HDR_BEATS * DATA_WIDTH;
 
 // counters: bytes still to go (<= 74 + 8191 + 3) and header-only beats
-localparam CW = 14;
-localparam NHW = 4;
+localparam CNT_WIDTH = 14;
+localparam NH_WIDTH = 4;
 
-localparam [CW-1:0] KW_C = KEEP_WIDTH[CW-1:0];
+localparam [CNT_WIDTH-1:0] KEEP_BYTES = KEEP_WIDTH[CNT_WIDTH-1:0];
 
 // bus width check
 initial begin
@@ -172,11 +172,11 @@ endfunction
 // Helpers
 
 // byte mask of the first n lanes (n >= KEEP_WIDTH: all)
-function [KEEP_WIDTH-1:0] lane_mask(input [CW-1:0] n);
+function [KEEP_WIDTH-1:0] lane_mask(input [CNT_WIDTH-1:0] n);
     integer i;
     begin
         for (i = 0; i < KEEP_WIDTH; i = i + 1)
-            lane_mask[i] = (n > i[CW-1:0]);
+            lane_mask[i] = (n > i[CNT_WIDTH-1:0]);
     end
 endfunction
 
@@ -212,24 +212,24 @@ function [DATA_WIDTH-1:0] shift_down(input [DATA_WIDTH-1:0] d, input [1:0] kind)
     end
 endfunction
 
-function [CW-1:0] kind_off(input [1:0] kind);
+function [CNT_WIDTH-1:0] kind_off(input [1:0] kind);
     begin
         case (kind)
-            2'd0: kind_off = OFF0[CW-1:0];
-            2'd1: kind_off = OFF1[CW-1:0];
-            2'd2: kind_off = OFF2[CW-1:0];
-            default: kind_off = OFF3[CW-1:0];
+            2'd0: kind_off = OFF0[CNT_WIDTH-1:0];
+            2'd1: kind_off = OFF1[CNT_WIDTH-1:0];
+            2'd2: kind_off = OFF2[CNT_WIDTH-1:0];
+            default: kind_off = OFF3[CNT_WIDTH-1:0];
         endcase
     end
 endfunction
 
-function [NHW-1:0] kind_nh(input [1:0] kind);
+function [NH_WIDTH-1:0] kind_hdr_beats(input [1:0] kind);
     begin
         case (kind)
-            2'd0: kind_nh = NH0[NHW-1:0];
-            2'd1: kind_nh = NH1[NHW-1:0];
-            2'd2: kind_nh = NH2[NHW-1:0];
-            default: kind_nh = NH3[NHW-1:0];
+            2'd0: kind_hdr_beats = NH0[NH_WIDTH-1:0];
+            2'd1: kind_hdr_beats = NH1[NH_WIDTH-1:0];
+            2'd2: kind_hdr_beats = NH2[NH_WIDTH-1:0];
+            default: kind_hdr_beats = NH3[NH_WIDTH-1:0];
         endcase
     end
 endfunction
@@ -253,10 +253,10 @@ reg [DESC_WIDTH-1:0] temp_desc_reg = {DESC_WIDTH{1'b0}};
 // B: the next frame's header, ready to go out
 reg b_valid_reg = 1'b0, b_valid_next;
 reg [HDR_WIDTH-1:0] b_hdr_reg = {HDR_WIDTH{1'b0}};
-reg [NHW-1:0] b_nh_reg = {NHW{1'b0}};         // header-only beats left
+reg [NH_WIDTH-1:0] b_hdr_beats_reg = {NH_WIDTH{1'b0}};  // header-only beats left
 reg [1:0] b_kind_reg = 2'd0;
-reg [CW-1:0] b_rem_reg = {CW{1'b0}};          // bytes from the tail beat on
-reg [CW-1:0] b_in_rem_reg = {CW{1'b0}};       // payload bytes
+reg [CNT_WIDTH-1:0] b_rem_reg = {CNT_WIDTH{1'b0}};          // bytes from the tail beat on
+reg [CNT_WIDTH-1:0] b_in_rem_reg = {CNT_WIDTH{1'b0}};       // payload bytes
 reg b_err_reg = 1'b0;
 
 reg store_desc_to_b;
@@ -271,111 +271,111 @@ assign s_desc_ready = s_desc_ready_reg;
 
 wire [DESC_WIDTH-1:0] src_desc = store_temp_to_b ? temp_desc_reg : s_desc;
 
-wire [47:0] d_dst_mac;
-wire [47:0] d_src_mac;
-wire [31:0] d_src_ip;
-wire [31:0] d_dst_ip;
-wire [15:0] d_ip_id;
-wire [7:0]  d_tos;
-wire [15:0] d_udp_sport;
-wire [7:0]  d_opcode;
-wire        d_se;
-wire        d_ack_req;
-wire [23:0] d_dest_qp;
-wire [23:0] d_psn;
-wire [63:0] d_reth_va;
-wire [31:0] d_reth_rkey;
-wire [31:0] d_reth_len;
-wire [31:0] d_imm;
-wire [12:0] d_payload_len;
+wire [47:0] desc_dst_mac;
+wire [47:0] desc_src_mac;
+wire [31:0] desc_src_ip;
+wire [31:0] desc_dst_ip;
+wire [15:0] desc_ip_id;
+wire [7:0]  desc_tos;
+wire [15:0] desc_udp_sport;
+wire [7:0]  desc_opcode;
+wire        desc_solicited;
+wire        desc_ack_req;
+wire [23:0] desc_dest_qp;
+wire [23:0] desc_psn;
+wire [63:0] desc_reth_va;
+wire [31:0] desc_reth_rkey;
+wire [31:0] desc_reth_len;
+wire [31:0] desc_imm;
+wire [12:0] desc_payload_len;
 
 assign {
-    d_dst_mac, d_src_mac, d_src_ip, d_dst_ip, d_ip_id,
-    d_tos, d_udp_sport, d_opcode, d_se, d_ack_req,
-    d_dest_qp, d_psn, d_reth_va, d_reth_rkey, d_reth_len,
-    d_imm, d_payload_len
+    desc_dst_mac, desc_src_mac, desc_src_ip, desc_dst_ip, desc_ip_id,
+    desc_tos, desc_udp_sport, desc_opcode, desc_solicited, desc_ack_req,
+    desc_dest_qp, desc_psn, desc_reth_va, desc_reth_rkey, desc_reth_len,
+    desc_imm, desc_payload_len
 } = src_desc;
 
-reg [HDR_WIDTH-1:0] bld_hdr;
-reg [1:0] bld_kind;
-reg bld_err;
-reg [CW-1:0] bld_rem;
-reg [1:0] bld_pad;
-reg [13:0] bld_padded;
-reg [15:0] bld_ip_len;
-reg [15:0] bld_udp_len;
-reg [15:0] bld_ext_len;
-reg [2:0] bld_ops;
-reg [8*MAX_HDR_BYTES-1:0] h;
+reg [HDR_WIDTH-1:0] build_hdr;
+reg [1:0] build_kind;
+reg build_err;
+reg [CNT_WIDTH-1:0] build_rem;
+reg [1:0] build_pad;
+reg [13:0] build_padded;
+reg [15:0] build_ip_len;
+reg [15:0] build_udp_len;
+reg [15:0] build_ext_len;
+reg [2:0] build_opcode_info;
+reg [8*MAX_HDR_BYTES-1:0] hdr_bytes;
 integer i;
 
 // header kind and lengths
 always @* begin
-    bld_ops = opcode_table(d_opcode);
-    bld_err = !bld_ops[2];
-    bld_kind = bld_ops[1:0];
+    build_opcode_info = opcode_table(desc_opcode);
+    build_err = !build_opcode_info[2];
+    build_kind = build_opcode_info[1:0];
 
-    bld_pad = 2'd0 - d_payload_len[1:0];
-    bld_padded = {1'b0, d_payload_len} + {12'd0, bld_pad};
-    bld_ext_len = (bld_kind[1] ? 16'd16 : 16'd0) + (bld_kind[0] ? 16'd4 : 16'd0);
+    build_pad = 2'd0 - desc_payload_len[1:0];
+    build_padded = {1'b0, desc_payload_len} + {12'd0, build_pad};
+    build_ext_len = (build_kind[1] ? 16'd16 : 16'd0) + (build_kind[0] ? 16'd4 : 16'd0);
     // UDP: 8 + BTH 12 + ext + payload + pad + ICRC 4
-    bld_udp_len = 16'd24 + bld_ext_len + {2'd0, bld_padded};
-    bld_ip_len = 16'd20 + bld_udp_len;
+    build_udp_len = 16'd24 + build_ext_len + {2'd0, build_padded};
+    build_ip_len = 16'd20 + build_udp_len;
 
     // from the tail beat on: OFF header bytes, the payload and the pad
-    bld_rem = kind_off(bld_kind) + bld_padded;
+    build_rem = kind_off(build_kind) + build_padded;
 end
 
 // Ethernet II / IPv4 / UDP: bytes 0-41
-wire [8*42-1:0] bld_eth_ip_udp;
+wire [8*42-1:0] build_eth_ip_udp;
 
 eth_ipv4_udp_header eth_ipv4_udp_header_inst (
-    .dst_mac(d_dst_mac),
-    .src_mac(d_src_mac),
-    .src_ip(d_src_ip),
-    .dst_ip(d_dst_ip),
-    .ip_id(d_ip_id),
-    .tos(d_tos),
-    .ip_total_length(bld_ip_len),
-    .udp_src_port(d_udp_sport),
+    .dst_mac(desc_dst_mac),
+    .src_mac(desc_src_mac),
+    .src_ip(desc_src_ip),
+    .dst_ip(desc_dst_ip),
+    .ip_id(desc_ip_id),
+    .tos(desc_tos),
+    .ip_total_length(build_ip_len),
+    .udp_src_port(desc_udp_sport),
     .udp_dst_port(ROCE_UDP_PORT),
-    .udp_length(bld_udp_len),
-    .header(bld_eth_ip_udp)
+    .udp_length(build_udp_len),
+    .header(build_eth_ip_udp)
 );
 
-// the header bytes, byte n in h[8*n +: 8]
+// the header bytes, byte n in hdr_bytes[8*n +: 8]
 always @* begin
-    h = {8*MAX_HDR_BYTES{1'b0}};
-    h[0 +: 8*42] = bld_eth_ip_udp;
+    hdr_bytes = {8*MAX_HDR_BYTES{1'b0}};
+    hdr_bytes[0 +: 8*42] = build_eth_ip_udp;
     // BTH
-    h[8*42 +: 8] = d_opcode;
-    h[8*43 +: 8] = {d_se, 1'b0, bld_pad, 4'h0};
-    h[8*44 +: 8] = 8'hFF;
-    h[8*45 +: 8] = 8'hFF;
+    hdr_bytes[8*42 +: 8] = desc_opcode;
+    hdr_bytes[8*43 +: 8] = {desc_solicited, 1'b0, build_pad, 4'h0};
+    hdr_bytes[8*44 +: 8] = 8'hFF;
+    hdr_bytes[8*45 +: 8] = 8'hFF;
     // byte 46 (FECN, BECN, reserved) stays 0
     for (i = 0; i < 3; i = i + 1) begin
-        h[8*(47+i) +: 8] = d_dest_qp[8*(2-i) +: 8];
-        h[8*(51+i) +: 8] = d_psn[8*(2-i) +: 8];
+        hdr_bytes[8*(47+i) +: 8] = desc_dest_qp[8*(2-i) +: 8];
+        hdr_bytes[8*(51+i) +: 8] = desc_psn[8*(2-i) +: 8];
     end
-    h[8*50 +: 8] = {d_ack_req, 7'd0};
+    hdr_bytes[8*50 +: 8] = {desc_ack_req, 7'd0};
     // extension headers
-    if (bld_kind[1]) begin
+    if (build_kind[1]) begin
         for (i = 0; i < 8; i = i + 1)
-            h[8*(54+i) +: 8] = d_reth_va[8*(7-i) +: 8];
+            hdr_bytes[8*(54+i) +: 8] = desc_reth_va[8*(7-i) +: 8];
         for (i = 0; i < 4; i = i + 1) begin
-            h[8*(62+i) +: 8] = d_reth_rkey[8*(3-i) +: 8];
-            h[8*(66+i) +: 8] = d_reth_len[8*(3-i) +: 8];
+            hdr_bytes[8*(62+i) +: 8] = desc_reth_rkey[8*(3-i) +: 8];
+            hdr_bytes[8*(66+i) +: 8] = desc_reth_len[8*(3-i) +: 8];
         end
-        if (bld_kind[0]) begin
+        if (build_kind[0]) begin
             for (i = 0; i < 4; i = i + 1)
-                h[8*(70+i) +: 8] = d_imm[8*(3-i) +: 8];
+                hdr_bytes[8*(70+i) +: 8] = desc_imm[8*(3-i) +: 8];
         end
-    end else if (bld_kind[0]) begin
+    end else if (build_kind[0]) begin
         for (i = 0; i < 4; i = i + 1)
-            h[8*(54+i) +: 8] = d_imm[8*(3-i) +: 8];
+            hdr_bytes[8*(54+i) +: 8] = desc_imm[8*(3-i) +: 8];
     end
 
-    bld_hdr = {{(HDR_WIDTH-8*MAX_HDR_BYTES){1'b0}}, h};
+    build_hdr = {{(HDR_WIDTH-8*MAX_HDR_BYTES){1'b0}}, hdr_bytes};
 end
 
 // ---------------------------------------------------------------------------
@@ -384,8 +384,8 @@ end
 // current frame, after its tail beat
 reg e_active_reg = 1'b0, e_active_next;
 reg [1:0] e_kind_reg = 2'd0, e_kind_next;
-reg [CW-1:0] e_rem_reg = {CW{1'b0}}, e_rem_next;
-reg [CW-1:0] e_in_rem_reg = {CW{1'b0}}, e_in_rem_next;
+reg [CNT_WIDTH-1:0] e_rem_reg = {CNT_WIDTH{1'b0}}, e_rem_next;
+reg [CNT_WIDTH-1:0] e_in_rem_reg = {CNT_WIDTH{1'b0}}, e_in_rem_next;
 reg e_err_reg = 1'b0, e_err_next;
 reg [DATA_WIDTH-1:0] carry_reg = {DATA_WIDTH{1'b0}}, carry_next;
 
@@ -399,15 +399,15 @@ reg                   m_axis_tuser_int;
 wire                  m_axis_tready_int_early;
 
 // which beat goes out next (all from registers)
-wire hdr_beat  = !e_active_reg && b_valid_reg && (b_nh_reg != {NHW{1'b0}});
-wire tail_beat = !e_active_reg && b_valid_reg && (b_nh_reg == {NHW{1'b0}});
+wire hdr_beat  = !e_active_reg && b_valid_reg && (b_hdr_beats_reg != {NH_WIDTH{1'b0}});
+wire tail_beat = !e_active_reg && b_valid_reg && (b_hdr_beats_reg == {NH_WIDTH{1'b0}});
 wire post_beat = e_active_reg;
-wire [CW-1:0] in_rem = e_active_reg ? e_in_rem_reg : b_in_rem_reg;
-wire [CW-1:0] out_rem = e_active_reg ? e_rem_reg : b_rem_reg;
+wire [CNT_WIDTH-1:0] in_rem = e_active_reg ? e_in_rem_reg : b_in_rem_reg;
+wire [CNT_WIDTH-1:0] out_rem = e_active_reg ? e_rem_reg : b_rem_reg;
 wire [1:0] kind = e_active_reg ? e_kind_reg : b_kind_reg;
-wire need_in = (tail_beat || post_beat) && (in_rem != {CW{1'b0}});
-wire in_last = in_rem <= KW_C;
-wire out_last = !hdr_beat && (out_rem <= KW_C);
+wire need_in = (tail_beat || post_beat) && (in_rem != {CNT_WIDTH{1'b0}});
+wire in_last = in_rem <= KEEP_BYTES;
+wire out_last = !hdr_beat && (out_rem <= KEEP_BYTES);
 
 // from registers only: the output skid's ready and the engine state
 assign s_axis_tready = m_axis_tready_int_reg && need_in;
@@ -439,8 +439,8 @@ always @* begin
         // a tail or post-header beat: the frame goes on unless this is its last
         e_active_next = !out_last;
         e_kind_next = kind;
-        e_rem_next = out_rem - KW_C;
-        e_in_rem_next = in_last ? {CW{1'b0}} : in_rem - KW_C;
+        e_rem_next = out_rem - KEEP_BYTES;
+        e_in_rem_next = in_last ? {CNT_WIDTH{1'b0}} : in_rem - KEEP_BYTES;
         e_err_next = frame_err;
         carry_next = shift_down(in_data, kind);
     end
@@ -492,15 +492,15 @@ always @(posedge clk) begin
     end
 
     if (store_desc_to_b || store_temp_to_b) begin
-        b_hdr_reg <= bld_hdr;
-        b_nh_reg <= kind_nh(bld_kind);
-        b_kind_reg <= bld_kind;
-        b_rem_reg <= bld_rem;
-        b_in_rem_reg <= {1'b0, d_payload_len};
-        b_err_reg <= bld_err;
+        b_hdr_reg <= build_hdr;
+        b_hdr_beats_reg <= kind_hdr_beats(build_kind);
+        b_kind_reg <= build_kind;
+        b_rem_reg <= build_rem;
+        b_in_rem_reg <= {1'b0, desc_payload_len};
+        b_err_reg <= build_err;
     end else if (fire && hdr_beat) begin
         b_hdr_reg <= b_hdr_reg >> DATA_WIDTH;
-        b_nh_reg <= b_nh_reg - 1'b1;
+        b_hdr_beats_reg <= b_hdr_beats_reg - 1'b1;
     end
 
     e_active_reg <= e_active_next;
@@ -602,4 +602,5 @@ end
 
 endmodule
 
+`default_nettype wire
 `resetall

@@ -82,95 +82,103 @@ module roce_txgen #
 localparam QPW = $clog2(N_QP);
 localparam [2:0] ST_RTS = 3'd3;
 
+initial begin
+    // the QP index is a port of $clog2(N_QP) bits and 8 bits of wr_id
+    if (N_QP < 2 || N_QP > 256) begin
+        $error("Error: N_QP must be 2..256 (instance %m)");
+        $finish;
+    end
+end
+
 // per-engine state
 reg [N_QP-1:0]  busy_reg = {N_QP{1'b0}};
-reg [1:0]       op_reg [0:N_QP-1];
-reg [31:0]      len_reg [0:N_QP-1];
-reg [31:0]      left_reg [0:N_QP-1];     // messages still to post
-reg [31:0]      idx_reg [0:N_QP-1];      // index of the next message
-reg [63:0]      off_reg [0:N_QP-1];      // idx * dma_length
-reg [63:0]      rva_reg [0:N_QP-1];
-reg [63:0]      lva_reg [0:N_QP-1];
+reg [1:0]       opcode_reg [0:N_QP-1];
+reg [31:0]      length_reg [0:N_QP-1];
+reg [31:0]      left_reg [0:N_QP-1];            // messages still to post
+reg [31:0]      index_reg [0:N_QP-1];           // index of the next message
+reg [63:0]      offset_reg [0:N_QP-1];          // index * dma_length
+reg [63:0]      remote_base_reg [0:N_QP-1];     // rem_base_addr
+reg [63:0]      local_base_reg [0:N_QP-1];      // cfg_base_addr
 reg [31:0]      rkey_reg [0:N_QP-1];
-reg [31:0]      freq_reg [0:N_QP-1];
-reg [31:0]      gap_reg [0:N_QP-1];      // cycles still to wait
+reg [31:0]      frequency_reg [0:N_QP-1];
+reg [31:0]      gap_reg [0:N_QP-1];             // cycles still to wait
 
 // output register
-reg             out_valid_reg = 1'b0;
-reg [QPW-1:0]   out_qp_reg = {QPW{1'b0}};
-reg [1:0]       out_op_reg = 2'd0;
-reg [63:0]      out_laddr_reg = 64'd0;
-reg [31:0]      out_len_reg = 32'd0;
-reg [63:0]      out_rva_reg = 64'd0;
-reg [31:0]      out_rkey_reg = 32'd0;
-reg [31:0]      out_imm_reg = 32'd0;
-reg [63:0]      out_id_reg = 64'd0;
+reg             m_wr_valid_reg = 1'b0;
+reg [QPW-1:0]   m_wr_qp_reg = {QPW{1'b0}};
+reg [1:0]       m_wr_opcode_reg = 2'd0;
+reg [63:0]      m_wr_local_addr_reg = 64'd0;
+reg [31:0]      m_wr_length_reg = 32'd0;
+reg [63:0]      m_wr_remote_va_reg = 64'd0;
+reg [31:0]      m_wr_rkey_reg = 32'd0;
+reg [31:0]      m_wr_imm_reg = 32'd0;
+reg [63:0]      m_wr_wr_id_reg = 64'd0;
 
-reg [QPW-1:0]   rr_reg = {QPW{1'b0}};   // engine served last
+reg [QPW-1:0]   last_served_reg = {QPW{1'b0}};   // engine served last
 
 integer i;
 reg [QPW:0] k;
 
 initial begin
     for (i = 0; i < N_QP; i = i + 1) begin
-        op_reg[i] = 2'd0;
-        len_reg[i] = 32'd0;
+        opcode_reg[i] = 2'd0;
+        length_reg[i] = 32'd0;
         left_reg[i] = 32'd0;
-        idx_reg[i] = 32'd0;
-        off_reg[i] = 64'd0;
-        rva_reg[i] = 64'd0;
-        lva_reg[i] = 64'd0;
+        index_reg[i] = 32'd0;
+        offset_reg[i] = 64'd0;
+        remote_base_reg[i] = 64'd0;
+        local_base_reg[i] = 64'd0;
         rkey_reg[i] = 32'd0;
-        freq_reg[i] = 32'd0;
+        frequency_reg[i] = 32'd0;
         gap_reg[i] = 32'd0;
     end
 end
 
 // engines with a WR ready
-reg [N_QP-1:0] rdy;
+reg [N_QP-1:0] engine_ready;
 always @* begin
     for (i = 0; i < N_QP; i = i + 1)
-        rdy[i] = busy_reg[i] && left_reg[i] != 32'd0 && gap_reg[i] == 32'd0 &&
-                 qp_state[3*i +: 3] == ST_RTS;
+        engine_ready[i] = busy_reg[i] && left_reg[i] != 32'd0 && gap_reg[i] == 32'd0 &&
+                          qp_state[3*i +: 3] == ST_RTS;
 end
 
-// round robin pick: the first ready engine after rr_reg
+// round robin pick: the first ready engine after last_served_reg
 reg [QPW-1:0] pick;
 reg           pick_valid;
 always @* begin
     pick = {QPW{1'b0}};
     pick_valid = 1'b0;
     for (i = N_QP; i >= 1; i = i - 1) begin
-        k = {1'b0, rr_reg} + i[QPW:0];
+        k = {1'b0, last_served_reg} + i[QPW:0];
         if (k >= N_QP[QPW:0])
             k = k - N_QP[QPW:0];
-        if (rdy[k[QPW-1:0]]) begin
+        if (engine_ready[k[QPW-1:0]]) begin
             pick = k[QPW-1:0];
             pick_valid = 1'b1;
         end
     end
 end
 
-wire out_free = !out_valid_reg || m_wr_ready;
+wire out_free = !m_wr_valid_reg || m_wr_ready;
 wire load = out_free && pick_valid;
-wire tm_go = s_txmeta_valid && s_txmeta_ready;
+wire txmeta_go = s_txmeta_valid && s_txmeta_ready;
 
 assign s_txmeta_ready = !busy_reg[s_txmeta_qp];
 
-assign m_wr_valid = out_valid_reg;
-assign m_wr_qp = out_qp_reg;
-assign m_wr_opcode = out_op_reg;
-assign m_wr_local_addr = out_laddr_reg;
-assign m_wr_length = out_len_reg;
-assign m_wr_remote_va = out_rva_reg;
-assign m_wr_rkey = out_rkey_reg;
-assign m_wr_imm = out_imm_reg;
-assign m_wr_wr_id = out_id_reg;
+assign m_wr_valid = m_wr_valid_reg;
+assign m_wr_qp = m_wr_qp_reg;
+assign m_wr_opcode = m_wr_opcode_reg;
+assign m_wr_local_addr = m_wr_local_addr_reg;
+assign m_wr_length = m_wr_length_reg;
+assign m_wr_remote_va = m_wr_remote_va_reg;
+assign m_wr_rkey = m_wr_rkey_reg;
+assign m_wr_imm = m_wr_imm_reg;
+assign m_wr_wr_id = m_wr_wr_id_reg;
 assign busy = busy_reg;
 
 always @(posedge clk) begin
-    if (out_valid_reg && m_wr_ready)
-        out_valid_reg <= 1'b0;
+    if (m_wr_valid_reg && m_wr_ready)
+        m_wr_valid_reg <= 1'b0;
 
     for (i = 0; i < N_QP; i = i + 1) begin
         if (busy_reg[i] && gap_reg[i] != 32'd0)
@@ -181,40 +189,40 @@ always @(posedge clk) begin
     end
 
     if (load) begin
-        out_valid_reg <= 1'b1;
-        out_qp_reg <= pick;
-        out_op_reg <= op_reg[pick];
-        out_laddr_reg <= lva_reg[pick] + off_reg[pick];
-        out_len_reg <= len_reg[pick];
-        out_rva_reg <= rva_reg[pick] + off_reg[pick];
-        out_rkey_reg <= rkey_reg[pick];
-        out_imm_reg <= idx_reg[pick];
-        out_id_reg <= {8'hF0, {(8-QPW){1'b0}}, pick, 16'd0, idx_reg[pick]};
-        rr_reg <= pick;
+        m_wr_valid_reg <= 1'b1;
+        m_wr_qp_reg <= pick;
+        m_wr_opcode_reg <= opcode_reg[pick];
+        m_wr_local_addr_reg <= local_base_reg[pick] + offset_reg[pick];
+        m_wr_length_reg <= length_reg[pick];
+        m_wr_remote_va_reg <= remote_base_reg[pick] + offset_reg[pick];
+        m_wr_rkey_reg <= rkey_reg[pick];
+        m_wr_imm_reg <= index_reg[pick];
+        m_wr_wr_id_reg <= {8'hF0, {(8-QPW){1'b0}}, pick, 16'd0, index_reg[pick]};
+        last_served_reg <= pick;
         left_reg[pick] <= left_reg[pick] - 32'd1;
-        idx_reg[pick] <= idx_reg[pick] + 32'd1;
-        off_reg[pick] <= off_reg[pick] + {32'd0, len_reg[pick]};
-        gap_reg[pick] <= freq_reg[pick];
+        index_reg[pick] <= index_reg[pick] + 32'd1;
+        offset_reg[pick] <= offset_reg[pick] + {32'd0, length_reg[pick]};
+        gap_reg[pick] <= frequency_reg[pick];
     end
 
-    if (tm_go) begin
+    if (txmeta_go) begin
         busy_reg[s_txmeta_qp] <= 1'b1;
-        op_reg[s_txmeta_qp] <= {s_txmeta_tx_type, s_txmeta_is_immediate};
-        len_reg[s_txmeta_qp] <= s_txmeta_dma_length;
+        opcode_reg[s_txmeta_qp] <= {s_txmeta_tx_type, s_txmeta_is_immediate};
+        length_reg[s_txmeta_qp] <= s_txmeta_dma_length;
         left_reg[s_txmeta_qp] <= s_txmeta_n_transfers;
-        idx_reg[s_txmeta_qp] <= 32'd0;
-        off_reg[s_txmeta_qp] <= 64'd0;
-        rva_reg[s_txmeta_qp] <= qp_rem_base_addr[64*s_txmeta_qp +: 64];
-        lva_reg[s_txmeta_qp] <= cfg_base_addr;
+        index_reg[s_txmeta_qp] <= 32'd0;
+        offset_reg[s_txmeta_qp] <= 64'd0;
+        remote_base_reg[s_txmeta_qp] <= qp_rem_base_addr[64*s_txmeta_qp +: 64];
+        local_base_reg[s_txmeta_qp] <= cfg_base_addr;
         rkey_reg[s_txmeta_qp] <= qp_rem_rkey[32*s_txmeta_qp +: 32];
-        freq_reg[s_txmeta_qp] <= s_txmeta_frequency;
+        frequency_reg[s_txmeta_qp] <= s_txmeta_frequency;
         gap_reg[s_txmeta_qp] <= 32'd0;
     end
 
     if (rst) begin
         busy_reg <= {N_QP{1'b0}};
-        out_valid_reg <= 1'b0;
-        rr_reg <= {QPW{1'b0}};
+        m_wr_valid_reg <= 1'b0;
+        last_served_reg <= {QPW{1'b0}};
         for (i = 0; i < N_QP; i = i + 1) begin
             left_reg[i] <= 32'd0;
             gap_reg[i] <= 32'd0;
@@ -224,4 +232,5 @@ end
 
 endmodule
 
+`default_nettype wire
 `resetall

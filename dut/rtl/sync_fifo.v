@@ -113,4 +113,5 @@ end
 
 endmodule
 
+`default_nettype wire
 `resetall
