@@ -30,11 +30,11 @@ rtl-lint: ## Verilator lint of every RTL module at each DATA_WIDTH
 
 # One Verilated bench per module and width.
 define RTL_TB_RULE
-$(RTL_BUILD)/$(1)_w$(2)/V$(1): $(RTL_SRCS) dut/tb/tb_$(1).cpp $(wildcard dut/tb/*.h) $(LIB)
+$(RTL_BUILD)/$(1)_w$(2)/V$(1): $(RTL_SRCS) dut/tb/tb_$(1).cpp $(wildcard dut/common/*.h) $(LIB)
 	@mkdir -p $$(dir $$@)
 	$(VERILATOR) --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast -Wno-fatal \
 		--top-module $(1) -GDATA_WIDTH=$(2) -Mdir $(RTL_BUILD)/$(1)_w$(2) \
-		-CFLAGS "-O2 -DDATA_WIDTH=$(2) -I$(CURDIR)/harness/include -I$(CURDIR)/dut/tb" \
+		-CFLAGS "-O2 -DDATA_WIDTH=$(2) -I$(CURDIR)/harness/include -I$(CURDIR)/dut/common" \
 		-LDFLAGS "$(addprefix $(CURDIR)/,$(LIB)) $(DEFLATE_LIBS) $(PCAP_LIBS)" \
 		$(RTL_SRCS) $(CURDIR)/dut/tb/tb_$(1).cpp >$(RTL_BUILD)/$(1)_w$(2).log 2>&1 || \
 		{ tail -n 30 $(RTL_BUILD)/$(1)_w$(2).log; exit 1; }

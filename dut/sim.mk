@@ -20,7 +20,7 @@ DUT_SIM_SO = $(DUT_SIM_BUILD)/w512/libroce_dut_sim.so
 DUT_SIM_SOS = $(foreach w,$(DUT_SIM_WIDTHS),$(DUT_SIM_BUILD)/w$(w)/libroce_dut_sim.so)
 DUT_SIM_TEST = $(DUT_SIM_BUILD)/w512/test_roce_dut_sim
 DUT_SIM_SRCS := dut/sim/roce_dut_sim.cpp dut/sim/roce_dut_sim.h harness/include/rocetest/dut.h \
-	dut/tb/axis_tb.h
+	$(wildcard dut/common/*.h)
 
 # Verilator's root comes from the configuration the dependency step wrote.
 DUT_SIM_VROOT = $(call configured,VERILATOR_ROOT,rtl)
@@ -29,7 +29,7 @@ DUT_SIM_VROOT = $(call configured,VERILATOR_ROOT,rtl)
 DUT_SIM_OPT_FAST ?= -O3
 DUT_SIM_CXXFLAGS = -std=gnu++17 -O2 -g -Wall -Wextra $(WERROR_FLAG) -fPIC -fvisibility=hidden \
 	-DDUT_SIM_N_QP=$(DUT_SIM_N_QP) -DDUT_SIM_CLK_HZ=$(DUT_SIM_CLK_HZ) -DDUT_SIM_QPN_BASE=$(DUT_SIM_QPN_BASE) \
-	-Iharness/include -Idut/sim -Idut/tb -isystem $(DUT_SIM_VROOT)/include -isystem $(DUT_SIM_VROOT)/include/vltstd
+	-Iharness/include -Idut/sim -Idut/common -isystem $(DUT_SIM_VROOT)/include -isystem $(DUT_SIM_VROOT)/include/vltstd
 
 .PHONY: dut-sim dut-sim-test
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A work request as the benches post it, and driving it onto the native WR
-// port (s_wr_*) that roce_req and roce_endpoint share.
+// port (s_wr_*) that roce_req and roce_endpoint share; the benches and the
+// model of dut/sim use it (dut/common).
 #ifndef ROCETEST_WR_TB_H
 #define ROCETEST_WR_TB_H
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small AXI-Stream harness for the Verilator benches of dut/rtl: a frame
+ * A small AXI-Stream harness for the Verilator benches of dut/rtl and the
+ * model of dut/sim (so in dut/common, which both use): a frame
  * source with random tvalid gaps, a sink with random tready, and a monitor
  * that reassembles the output frames and checks tkeep / tlast / tuser. The
  * model V has the usual ports: clk, rst, s_axis_{tdata,tkeep,tvalid,tready,
@@ -8,8 +9,8 @@
  *
  * The bench is built with -DDATA_WIDTH=W, the width the RTL was verilated at.
  */
-#ifndef DUT_TB_AXIS_TB_H
-#define DUT_TB_AXIS_TB_H
+#ifndef DUT_COMMON_AXIS_TB_H
+#define DUT_COMMON_AXIS_TB_H
 
 #include <cstddef>
 #include <cstdint>
