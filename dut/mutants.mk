@@ -1,6 +1,6 @@
 # Mutants of the FPGA endpoint: the Verilator model built from dut/rtl/ with
 # one small edit each that models a firmware bug (dut/mutants/mutants.txt
-# lists them and describes the format). The integration tests (section 10 of
+# lists them and describes the format). The integration tests (section 11 of
 # harness/tests/integration/run.sh) run a suite against each and require it
 # to fail with the table's text: the suites catch a broken endpoint.
 #

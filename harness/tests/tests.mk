@@ -21,7 +21,7 @@ unit: $(UNIT_BIN) ## the Check unit tests alone
 	cd $(CURDIR) && $(UNIT_BIN)
 
 # The unit test binary too: it writes the sample run whose reports the integration tests check;
-# the model and its mutants: section 10 runs rocetest run against them.
+# the model and its mutants: section 11 runs rocetest run against them.
 integration: $(ROCETEST) $(UNIT_BIN) $(DUT_SIM_SOS) $(DUT_MUT_SOS) ## the integration tests alone
 	bash harness/tests/integration/run.sh $(ROCETEST)
 
