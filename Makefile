@@ -40,7 +40,7 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean conformance demo check check-layers test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
+.PHONY: all clean conformance demo check check-layers dep-groups test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
 .DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- dependencies
@@ -51,14 +51,16 @@ GENCAP = $(BUILD)/bin/rocetest-gencap
 # included makefile first and then restarts, so no rule and no variable sees
 # a tool before it is installed, and a make with nothing to do runs no tool.
 GOALS := $(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))
-NO_CONFIG_GOALS := clean help uninstall
+NO_CONFIG_GOALS := clean help uninstall dep-groups
 GROUP_check_GOALS := deps check unit test integration sanitize
 GROUP_test_GOALS := deps test integration fuzz fuzz-build sanitize bench
 GROUP_rtl_GOALS := deps conformance test integration sanitize dut-sim dut-sim-test dut-mutants \
 	rtl-lint rtl-test synth-check
 GROUP_doc_GOALS := deps man install test integration
 GROUP_fresh_GOALS := fresh-check
-DEP_GROUPS := build $(foreach g,check test rtl doc fresh,$(if $(filter $(GROUP_$(g)_GOALS),$(GOALS)),$(g)))
+# $(call dep_groups,GOALS): the groups those goals need.
+dep_groups = build $(foreach g,check test rtl doc fresh,$(if $(filter $(GROUP_$(g)_GOALS),$(1)),$(g)))
+DEP_GROUPS := $(call dep_groups,$(GOALS))
 
 ifneq ($(filter-out $(NO_CONFIG_GOALS),$(GOALS)),)
 include $(CONFIG)
@@ -83,6 +85,10 @@ config_flags = $(CONFIG:.mk=-$(1).flags)
 # $(call configured,VAR,GROUP): $(VAR), or a clear stop when GROUP was not
 # configured (a file under build/ asked for by name, not by its goal).
 configured = $(or $($(1)),$(error $(1) is unknown: the '$(2)' dependencies are not configured; run 'make deps' or a goal that needs them))
+
+# The groups that the goals in FOR need (fresh-check asks, to know what a user is told to install).
+dep-groups:
+	@echo $(call dep_groups,$(FOR))
 
 deps: ## install every Debian package the goals need (as root) and write build/config.mk
 	@echo "deps: groups $(CONFIGURED_GROUPS) installed; their settings are in $(CONFIG)"

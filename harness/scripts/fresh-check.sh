@@ -148,10 +148,8 @@ expected_missing() {
 unpriv_failures=0
 for i in 0 1; do
 	cmd=${README_COMMANDS[$i]}
-	case $cmd in
-	"make conformance") groups="build rtl" ;;
-	"make test") groups="build check test rtl" ;;
-	esac
+	# The groups the Makefile maps the command's goal to (make dep-groups).
+	groups=$(make -s --no-print-directory -C "$REPO" dep-groups FOR="${cmd#make }")
 	want="  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(expected_missing "$groups")"
 	set +e
 	out=$(in_root builder /home/builder/rocetest "$cmd" 2>&1)
