@@ -5,8 +5,9 @@
 //
 // Per test: reset, then over the MAC ports an ARP request for the DUT's IP
 // (the reply is checked) and, per DUT QP used, the CM exchange of
-// cm-frame.md built byte by byte here: OPEN_QP (ACK, QPN 256 + i, PSN
-// cfg_psn + i * 0x10000; the QP's PMTU is cfg_pmtu_code at that moment) ->
+// cm-frame.md (frames from the library's rocetest/cm.h): OPEN_QP (ACK,
+// QPN 256 + i, PSN cfg_psn + i * 0x10000; the QP's PMTU is cfg_pmtu_code at
+// that moment) ->
 // SEND_QP_INFO (the model QP's QPN / PSN / R_Key / base / IP) -> ACK ->
 // MODIFY_QP_RTS -> ACK. A model QP per DUT QP is then created (loc / rem
 // swapped: its memory region is the base / R_Key the bench announced) and
@@ -56,6 +57,7 @@
 extern "C" {
 #include "rocetest/capture.h"
 #include "rocetest/checker.h"
+#include "rocetest/cm.h"
 #include "rocetest/model.h"
 #include "rocetest/packet.h"
 }
@@ -89,26 +91,18 @@ static void set_bits(T &v, int lo, int w, uint64_t x)
 	v = (T)(((uint64_t)v & ~m) | ((x << lo) & m));
 }
 
-static void put_be(uint8_t *b, uint64_t v, int n)
+// A MAC address as the 48-bit number the DUT's cfg_mac port and messages use.
+static uint64_t mac48(const uint8_t *b)
 {
-	for (int i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-static uint64_t get_be(const uint8_t *b, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
+	return (uint64_t)rt_get_be16(b) << 32 | rt_get_be32(b + 2);
 }
 
 // ---------------------------------------------------------------------------
 // Addresses
 
-static const uint64_t DUT_MAC = 0x020000000001ull;
+static const uint8_t DUT_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 static const uint32_t DUT_IP = 0x0A000001;
-static const uint64_t HOST_MAC = 0x02000000AB00ull;
+static const uint8_t HOST_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0xAB, 0x00 };
 static uint32_t HOST_IP = 0x0A000164;	// one per test: the flows of the capture stay apart
 static const uint16_t HOST_CM_PORT = 0x4322;
 static uint32_t host_qpn(int q) { return 0x1200 + 0x11 * q; }
@@ -124,118 +118,30 @@ static const uint32_t LMEM = 4u << 20;
 static const uint32_t CFG_RKEY = 0xABCD0042;
 
 // ---------------------------------------------------------------------------
-// CM payload (cm-frame.md)
-
-struct CmMsg {
-	bool qp_info_valid = false;
-	int req_type = 0;
-	bool ack_valid = false;
-	int ack_type = 0;
-	uint32_t loc_qpn = 0, loc_psn = 0, loc_rkey = 0;
-	uint64_t loc_base = 0;
-	uint32_t loc_ip = 0;
-	uint32_t rem_qpn = 0, rem_psn = 0, rem_rkey = 0;
-	uint64_t rem_base = 0;
-	uint32_t rem_ip = 0;
-	uint16_t lport = 0;
-	bool txm_valid = false, start = false, imm = false, tx_type = false;
-	uint32_t dma_len = 0, n_xfers = 0, freq = 0;
-};
-
-static void cm_encode(const CmMsg &m, uint8_t *p)
-{
-	memset(p, 0, 64);
-	p[0] = (uint8_t)((m.qp_info_valid ? 1 : 0) | (m.req_type & 7) << 1 | (m.ack_valid ? 1 : 0) << 4 |
-			 (m.ack_type & 7) << 5);
-	put_be(p + 1, m.loc_qpn, 4);
-	put_be(p + 5, m.loc_psn, 4);
-	put_be(p + 9, m.loc_rkey, 4);
-	put_be(p + 13, m.loc_base, 8);
-	put_be(p + 21, m.loc_ip, 4);
-	put_be(p + 25, m.rem_qpn, 4);
-	put_be(p + 29, m.rem_psn, 4);
-	put_be(p + 33, m.rem_rkey, 4);
-	put_be(p + 37, m.rem_base, 8);
-	put_be(p + 45, m.rem_ip, 4);
-	put_be(p + 49, m.lport, 2);
-	p[51] = (uint8_t)((m.txm_valid ? 1 : 0) | (m.start ? 2 : 0) | (m.imm ? 4 : 0) | (m.tx_type ? 8 : 0));
-	put_be(p + 52, m.dma_len, 4);
-	put_be(p + 56, m.n_xfers, 4);
-	put_be(p + 60, m.freq, 4);
-}
-
-static CmMsg cm_decode(const uint8_t *p)
-{
-	CmMsg m;
-	m.qp_info_valid = p[0] & 1;
-	m.req_type = p[0] >> 1 & 7;
-	m.ack_valid = p[0] >> 4 & 1;
-	m.ack_type = p[0] >> 5 & 7;
-	m.loc_qpn = (uint32_t)get_be(p + 1, 4);
-	m.loc_psn = (uint32_t)get_be(p + 5, 4);
-	m.loc_rkey = (uint32_t)get_be(p + 9, 4);
-	m.loc_base = get_be(p + 13, 8);
-	m.loc_ip = (uint32_t)get_be(p + 21, 4);
-	m.rem_qpn = (uint32_t)get_be(p + 25, 4);
-	m.rem_psn = (uint32_t)get_be(p + 29, 4);
-	m.rem_rkey = (uint32_t)get_be(p + 33, 4);
-	m.rem_base = get_be(p + 37, 8);
-	m.rem_ip = (uint32_t)get_be(p + 45, 4);
-	m.lport = (uint16_t)get_be(p + 49, 2);
-	return m;
-}
-
-static uint16_t ip_checksum(const uint8_t *h)
-{
-	uint32_t s = 0;
-	for (int i = 0; i < 20; i += 2)
-		s += (uint32_t)h[i] << 8 | h[i + 1];
-	while (s >> 16)
-		s = (s & 0xFFFF) + (s >> 16);
-	return (uint16_t)~s;
-}
+// CM and ARP frames (cm-frame.md), built by the library
 
 static uint16_t cm_ip_id;
 
 // Ethernet / IPv4 / UDP 0x4322 -> 0x4321 / 64-byte payload: 106 bytes
-static std::vector<uint8_t> cm_frame(const CmMsg &m)
+static std::vector<uint8_t> cm_frame(const struct rt_cm_msg &m)
 {
-	std::vector<uint8_t> f(106, 0);
-	put_be(&f[0], DUT_MAC, 6);
-	put_be(&f[6], HOST_MAC, 6);
-	put_be(&f[12], 0x0800, 2);
-	uint8_t *ip = &f[14];
-	ip[0] = 0x45;
-	put_be(ip + 2, 92, 2);
-	put_be(ip + 4, cm_ip_id++, 2);
-	put_be(ip + 6, 0x4000, 2);
-	ip[8] = 64;
-	ip[9] = 17;
-	put_be(ip + 12, HOST_IP, 4);
-	put_be(ip + 16, DUT_IP, 4);
-	put_be(ip + 10, ip_checksum(ip), 2);
-	uint8_t *udp = &f[34];
-	put_be(udp, HOST_CM_PORT, 2);
-	put_be(udp + 2, 0x4321, 2);
-	put_be(udp + 4, 72, 2);
-	cm_encode(m, &f[42]);
+	struct rt_cm_addr a = {};
+	memcpy(a.src_mac, HOST_MAC, 6);
+	memcpy(a.dst_mac, DUT_MAC, 6);
+	a.src_ip = HOST_IP;
+	a.dst_ip = DUT_IP;
+	a.src_port = HOST_CM_PORT;
+	a.dst_port = RT_CM_UDP_PORT;
+	a.ip_id = cm_ip_id++;
+	std::vector<uint8_t> f(RT_CM_FRAME_BYTES);
+	rt_cm_frame_build(f.data(), &a, &m);
 	return f;
 }
 
 static std::vector<uint8_t> arp_request()
 {
-	std::vector<uint8_t> f(60, 0);
-	put_be(&f[0], 0xFFFFFFFFFFFFull, 6);
-	put_be(&f[6], HOST_MAC, 6);
-	put_be(&f[12], 0x0806, 2);
-	put_be(&f[14], 1, 2);
-	put_be(&f[16], 0x0800, 2);
-	f[18] = 6;
-	f[19] = 4;
-	put_be(&f[20], 1, 2);
-	put_be(&f[22], HOST_MAC, 6);
-	put_be(&f[28], HOST_IP, 4);
-	put_be(&f[38], DUT_IP, 4);
+	std::vector<uint8_t> f(RT_ARP_FRAME_BYTES);
+	rt_arp_request_build(f.data(), HOST_MAC, HOST_IP, DUT_IP);
 	return f;
 }
 
@@ -330,7 +236,7 @@ static std::deque<Wr> wr_q;
 static std::deque<Timed> to_model;
 static struct rt_qp *model[NQ];
 static std::map<std::pair<int, uint32_t>, int> tx_count;
-static std::deque<CmMsg> cm_replies;
+static std::deque<struct rt_cm_msg> cm_replies;
 static int arp_replies;
 static const Test *cur;
 
@@ -352,23 +258,30 @@ static int model_of(uint32_t host_qp)
 static void tx_frame_done(const std::vector<uint8_t> &f)
 {
 	tot.tx_frames++;
-	uint16_t et = f.size() >= 14 ? (uint16_t)get_be(&f[12], 2) : 0;
+	uint16_t et = f.size() >= 14 ? rt_get_be16(&f[12]) : 0;
 	if (et == 0x0806) {
 		capture(f);
-		if (f.size() < 42 || get_be(&f[20], 2) != 2 || get_be(&f[0], 6) != HOST_MAC ||
-		    get_be(&f[22], 6) != DUT_MAC || get_be(&f[28], 4) != DUT_IP || get_be(&f[32], 6) != HOST_MAC ||
-		    get_be(&f[38], 4) != HOST_IP)
+		uint8_t smac[6], tmac[6];
+		uint32_t sip, tip;
+		if (!rt_arp_reply_parse(f.data(), (uint32_t)f.size(), smac, &sip, tmac, &tip) ||
+		    memcmp(&f[0], HOST_MAC, 6) || memcmp(smac, DUT_MAC, 6) || sip != DUT_IP ||
+		    memcmp(tmac, HOST_MAC, 6) || tip != HOST_IP)
 			FAIL("ARP frame from the DUT is not the reply expected");
 		arp_replies++;
 		return;
 	}
 	struct rt_packet p;
 	enum rt_parse_status st = rt_parse(&p, RT_LINK_ETHERNET, f.data(), (uint32_t)f.size(), (uint32_t)f.size());
-	if (et == 0x0800 && f.size() == 106 && get_be(&f[34], 2) == 0x8765) {
+	if (et == 0x0800 && f.size() == RT_CM_FRAME_BYTES && rt_get_be16(&f[34]) == RT_CM_REPLY_PORT) {
 		capture(f);
-		if (get_be(&f[0], 6) != HOST_MAC || get_be(&f[36], 2) != HOST_CM_PORT || get_be(&f[30], 4) != HOST_IP)
+		if (memcmp(&f[0], HOST_MAC, 6) || rt_get_be16(&f[36]) != HOST_CM_PORT || rt_get_be32(&f[30]) != HOST_IP)
 			FAIL("CM reply misaddressed");
-		cm_replies.push_back(cm_decode(&f[42]));
+		// rt_cm_decode keeps 24 bits of loc/rem QPN and PSN; the byte before each must be zero
+		if (f[42 + 1] || f[42 + 5] || f[42 + 25] || f[42 + 29])
+			FAIL("CM reply: nonzero byte before a 24-bit QPN / PSN field");
+		struct rt_cm_msg m;
+		rt_cm_decode(&f[42], &m);
+		cm_replies.push_back(m);
 		return;
 	}
 	if (st != RT_PARSE_ROCE) {
@@ -382,8 +295,8 @@ static void tx_frame_done(const std::vector<uint8_t> &f)
 		FAIL("RoCE frame to unknown QP %06x", p.bth.dest_qp);
 		return;
 	}
-	if (get_be(&f[0], 6) != HOST_MAC)
-		FAIL("RoCE frame to MAC %012llx, not the CM sender's", (unsigned long long)get_be(&f[0], 6));
+	if (memcmp(&f[0], HOST_MAC, 6))
+		FAIL("RoCE frame to MAC %012llx, not the CM sender's", (unsigned long long)mac48(&f[0]));
 	int n = tx_count[{ q, p.bth.psn }]++;
 	bool drop = (cur->drop_req && cur->drop_req(q, p.bth.psn, n)) ||
 		    (cur->p_drop_req > 0 && urand() < cur->p_drop_req);
@@ -531,7 +444,7 @@ static void send_to_dut(const std::vector<uint8_t> &f)
 }
 
 // A CM request and its reply (blocking).
-static bool cm_exchange(const CmMsg &req, CmMsg &rep, const char *what)
+static bool cm_exchange(const struct rt_cm_msg &req, struct rt_cm_msg &rep, const char *what)
 {
 	send_to_dut(cm_frame(req));
 	for (int i = 0; i < 20000; i++) {
@@ -539,7 +452,7 @@ static bool cm_exchange(const CmMsg &req, CmMsg &rep, const char *what)
 		if (!cm_replies.empty()) {
 			rep = cm_replies.front();
 			cm_replies.pop_front();
-			if (!rep.ack_valid || rep.ack_type != 1) {
+			if (!rep.ack_valid || rep.ack_type != RT_CM_ACK) {
 				FAIL("%s: reply ack_valid %d ack_type %d", what, rep.ack_valid, rep.ack_type);
 				return false;
 			}
@@ -592,7 +505,7 @@ static void run(const Test &t)
 	top->s_axis_tvalid = 0;
 	top->s_mem_axis_tvalid = 0;
 	top->s_wr_valid = 0;
-	top->cfg_mac = DUT_MAC;
+	top->cfg_mac = mac48(DUT_MAC);
 	top->cfg_ip = DUT_IP;
 	top->cfg_rkey = CFG_RKEY;
 	top->cfg_base_addr = LBASE;
@@ -624,38 +537,38 @@ static void run(const Test &t)
 	uint32_t loc_psn[NQ] = {};
 	for (int q = 0; q < t.nqp; q++) {
 		top->cfg_pmtu_code = (uint8_t)t.pmtu_code[q];
-		CmMsg r, rep;
+		struct rt_cm_msg r = {}, rep;
 		r.qp_info_valid = true;
-		r.req_type = 1;
-		r.lport = HOST_CM_PORT;
+		r.req_type = RT_CM_OPEN_QP;
+		r.listening_port = HOST_CM_PORT;
 		if (!cm_exchange(r, rep, "OPEN_QP"))
 			return;
-		if (rep.req_type != 1 || rep.loc_qpn != QPN_BASE + (uint32_t)q ||
+		if (rep.req_type != RT_CM_OPEN_QP || rep.loc_qpn != QPN_BASE + (uint32_t)q ||
 		    rep.loc_psn != ((t.cfg_psn + 0x10000u * q) & 0xFFFFFF) || rep.loc_rkey != CFG_RKEY ||
 		    rep.loc_base != LBASE || rep.loc_ip != DUT_IP)
 			FAIL("OPEN_QP reply: QPN %x PSN %x rkey %x base %llx", rep.loc_qpn, rep.loc_psn, rep.loc_rkey,
 			     (unsigned long long)rep.loc_base);
 		loc_psn[q] = rep.loc_psn;
-		CmMsg info;
+		struct rt_cm_msg info = {};
 		info.qp_info_valid = true;
-		info.req_type = 2;
+		info.req_type = RT_CM_SEND_QP_INFO;
 		info.loc_qpn = rep.loc_qpn;
 		info.rem_qpn = host_qpn(q);
 		info.rem_psn = HOST_PSN;
 		info.rem_rkey = PEER_RKEY;
 		info.rem_base = PEER_VA;
 		info.rem_ip = HOST_IP;
-		info.lport = HOST_CM_PORT;
+		info.listening_port = HOST_CM_PORT;
 		if (!cm_exchange(info, rep, "SEND_QP_INFO"))
 			return;
 		if (rep.rem_qpn != host_qpn(q) || rep.rem_psn != HOST_PSN || rep.rem_rkey != PEER_RKEY ||
 		    rep.rem_base != PEER_VA || rep.rem_ip != HOST_IP)
 			FAIL("SEND_QP_INFO reply does not echo the host's values");
-		CmMsg rts;
+		struct rt_cm_msg rts = {};
 		rts.qp_info_valid = true;
-		rts.req_type = 3;
+		rts.req_type = RT_CM_MODIFY_QP_RTS;
 		rts.loc_qpn = rep.loc_qpn;
-		rts.lport = HOST_CM_PORT;
+		rts.listening_port = HOST_CM_PORT;
 		if (!cm_exchange(rts, rep, "MODIFY_QP_RTS"))
 			return;
 		if (((top->qp_state >> (3 * q)) & 7) != 3)
@@ -667,11 +580,11 @@ static void run(const Test &t)
 	for (int q = 0; q < t.nqp; q++) {
 		struct rt_qp_config c;
 		rt_qp_config_init(&c);
-		put_be(c.mac, HOST_MAC, 6);
-		put_be(c.peer_mac, DUT_MAC, 6);
+		memcpy(c.mac, HOST_MAC, 6);
+		memcpy(c.peer_mac, DUT_MAC, 6);
 		c.ip_version = 4;
-		put_be(c.ip, HOST_IP, 4);
-		put_be(c.peer_ip, DUT_IP, 4);
+		rt_put_be32(c.ip, HOST_IP);
+		rt_put_be32(c.peer_ip, DUT_IP);
 		c.udp_sport = (uint16_t)(0xC100 + q);
 		c.qpn = host_qpn(q);
 		c.peer_qpn = QPN_BASE + q;
@@ -707,15 +620,15 @@ static void run(const Test &t)
 		expect[w.qp].push_back(w);
 	}
 	for (auto &m : t.txm) {
-		CmMsg r, rep;
+		struct rt_cm_msg r = {}, rep;
 		r.loc_qpn = QPN_BASE + m.qp;
-		r.lport = HOST_CM_PORT;
-		r.txm_valid = r.start = true;
-		r.imm = m.op & 1;
-		r.tx_type = m.op >> 1;
-		r.dma_len = m.len;
-		r.n_xfers = m.n;
-		r.freq = m.freq;
+		r.listening_port = HOST_CM_PORT;
+		r.txmeta_valid = r.start = true;
+		r.is_immediate = m.op & 1;
+		r.tx_write = m.op >> 1;
+		r.dma_length = m.len;
+		r.n_transfers = m.n;
+		r.frequency = m.freq;
 		if (!cm_exchange(r, rep, "txmeta"))
 			return;
 		for (uint32_t k = 0; k < m.n; k++) {
