@@ -63,8 +63,25 @@ WORK=$(mktemp -d /var/tmp/rocetest-fresh.XXXXXX)
 ROOT=$WORK/root
 STEP="setting up"
 
+# in_root_pids: the processes whose root directory is the bootstrapped root.
+in_root_pids() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$ROOT" ] && echo "${p#/proc/}"
+	done
+	return 0
+}
+
 cleanup() {
-	local rc=$?
+	local rc=$? pids
+	# Nothing may go on running inside the root (an interrupted make, apt).
+	pids=$(in_root_pids)
+	if [ -n "$pids" ]; then
+		kill $pids 2>/dev/null || true
+		sleep 2
+		pids=$(in_root_pids)
+		[ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
+	fi
 	# Everything mounted below the root, deepest first, whatever the step;
 	# again for a few seconds while an interrupted mmdebstrap tears down its own.
 	local try
@@ -93,10 +110,12 @@ trap 'exit 130' INT TERM
 # say TEXT: a progress line, on the terminal and in the log.
 say() { echo "fresh-check: $*" | tee -a "$LOG"; }
 # logged CMD...: runs CMD with its output on the terminal and in the log,
-# each line prefixed by the step (so a long run shows where it is).
+# each line prefixed by the step (so a long run shows where it is). In the
+# background with a wait, so that an INT or TERM is acted on at once; with
+# pipefail the wait returns CMD's status (sed and tee do not fail).
 logged() {
-	"$@" 2>&1 | sed -u "s/^/  [$STEP] /" | tee -a "$LOG"
-	return "${PIPESTATUS[0]}"
+	"$@" 2>&1 | sed -u "s/^/  [$STEP] /" | tee -a "$LOG" &
+	wait $!
 }
 
 STEP="bootstrapping"
