@@ -84,8 +84,8 @@ cleanup() {
 	fi
 	# Everything mounted below the root, deepest first, whatever the step;
 	# again for a few seconds while an interrupted mmdebstrap tears down its own.
-	local try
-	for try in 1 2 3 4 5 6 7 8 9 10; do
+	local _
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		findmnt -rn -o TARGET | grep -qF "$ROOT/" || break
 		findmnt -rn -o TARGET | grep -F "$ROOT/" | sort -r | while read -r m; do
 			umount -l "$m" 2>/dev/null || true
