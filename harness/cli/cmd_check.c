@@ -91,6 +91,8 @@ struct file_run {
 	uint64_t errors_by_rule[RT_RULE_COUNT]; /* uncapped: tells FAIL from WARN per rule */
 	double seconds;
 	bool damaged;		/* reading stopped at a damaged record */
+	bool nothing_checked;	/* every RoCE packet cut by the snap length before its BTH */
+	char incomplete[sizeof ((struct rt_error *)0)->msg + 64]; /* why, when damaged or nothing_checked */
 	uint64_t frames_read;
 	bool out_of_memory;	/* a violation could not be kept */
 };
@@ -293,6 +295,8 @@ static void list_rules(FILE *out)
 
 /* ---- checking one capture --------------------------------------------------- */
 
+static const char *plural(uint64_t n, const char *one, const char *many);
+
 static void keep_violation(void *ctx, const struct rt_violation *v)
 {
 	struct file_run *run = ctx;
@@ -338,8 +342,18 @@ static bool check_capture(struct file_run *run, const struct check_opts *o)
 		/* The frames before the damage are still checked and reported; the verdict says it is partial. */
 		cli_error("%s", err.msg);
 		run->damaged = true;
+		snprintf(run->incomplete, sizeof run->incomplete, "%s", err.msg);
 	}
 	rt_checker_finish(run->checker);
+	/* RoCE packets were there, but none long enough to decode: no rule saw anything, which is no pass. */
+	const struct rt_check_totals *t = rt_checker_totals(run->checker);
+	if (!run->damaged && t->truncated && !t->roce_packets) {
+		run->nothing_checked = true;
+		snprintf(run->incomplete, sizeof run->incomplete,
+			 "%s: nothing checked: all %" PRIu64 " RoCE %s cut by the snap length before the BTH",
+			 run->path, t->truncated, plural(t->truncated, "packet is", "packets are"));
+		cli_error("%s", run->incomplete);
+	}
 	rt_capture_close(cap);
 	run->seconds = cli_elapsed(&start);
 	return true;
@@ -503,6 +517,8 @@ static const char *verdict(const struct file_run *run)
 		return "UNUSABLE INPUT";
 	if (run->damaged)
 		return "INCOMPLETE (damaged capture)";
+	if (run->nothing_checked)
+		return "INCOMPLETE (nothing checked: every RoCE packet cut by the snap length)";
 	return rt_checker_totals(run->checker)->errors ? "NOT CONFORMANT" : "CONFORMANT";
 }
 
@@ -537,7 +553,7 @@ static void print_total(FILE *out, const struct file_run *runs, int n)
 	uint64_t errors = 0, warnings = 0;
 	int unusable = 0;
 	for (int i = 0; i < n; i++) {
-		if (!runs[i].checker || runs[i].damaged)
+		if (!runs[i].checker || runs[i].damaged || runs[i].nothing_checked)
 			unusable++;
 		if (runs[i].checker) {
 			errors += rt_checker_totals(runs[i].checker)->errors;
@@ -593,7 +609,9 @@ static int write_reports(const struct check_opts *o, const struct file_run *runs
 		if (runs[i].checker)
 			files[n++] = (struct rt_report_file){ .file = runs[i].path, .checker = runs[i].checker,
 							      .violations = &runs[i].violations,
-							      .seconds = runs[i].seconds };
+							      .seconds = runs[i].seconds,
+							      .incomplete = runs[i].incomplete[0] ? runs[i].incomplete
+												    : NULL };
 	int rc = 0;
 	for (int k = 0; k < REPORT_KINDS; k++)
 		if (o->report_path[k] && n && write_report((enum report_kind)k, o->report_path[k], files, n) != 0)
@@ -649,7 +667,7 @@ int cmd_check(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++) {
 		struct file_run *run = &runs[i];
 		run->path = files[i];
-		if (!check_capture(run, &o) || run->damaged)
+		if (!check_capture(run, &o) || run->damaged || run->nothing_checked)
 			exit_code = RT_EXIT_INPUT;
 		if (run->out_of_memory) {
 			cli_error("%s: out of memory keeping the violations; the lists are incomplete", run->path);

@@ -12,6 +12,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rocetest/report.h"
@@ -157,12 +158,25 @@ static void write_head(FILE *out, const struct rt_report_file *files, size_t n)
 
 /* ---- Small pieces --------------------------------------------------------- */
 
-static void verdict_box(FILE *out, uint64_t errors, uint64_t warnings)
+/*
+ * The verdict box: PASS or FAIL by the error count, or a red INCOMPLETE with
+ * the reason when the capture was not checked to its end (reason set).
+ */
+static void verdict_box(FILE *out, uint64_t errors, uint64_t warnings, const char *reason)
 {
 	char detail[80];
 	snprintf(detail, sizeof detail, "%" PRIu64 " error%s, %" PRIu64 " warning%s", errors, errors == 1 ? "" : "s",
 		 warnings, warnings == 1 ? "" : "s");
-	rt_rep_html_verdict(out, !errors, errors ? "FAIL" : "PASS", detail);
+	if (!reason) {
+		rt_rep_html_verdict(out, !errors, errors ? "FAIL" : "PASS", detail);
+		return;
+	}
+	size_t len = strlen(reason) + sizeof detail + 64;
+	char *why = malloc(len);
+	if (why)
+		snprintf(why, len, "%s (%s in what was checked)", reason, detail);
+	rt_rep_html_verdict(out, false, "INCOMPLETE", why ? why : reason);
+	free(why);
 }
 
 static void kv_u64(FILE *out, const char *key, uint64_t value, bool alarm)
@@ -245,7 +259,7 @@ static void write_summary(FILE *out, const struct hfile *hf)
 	const struct rt_checker *c = hf->rf->checker;
 	const struct rt_check_totals *t = rt_checker_totals(c);
 	fputs("<div class=\"summary\">\n", out);
-	verdict_box(out, t->errors, t->warnings);
+	verdict_box(out, t->errors, t->warnings, hf->rf->incomplete);
 	fputs("<table class=\"kv\"><caption>Capture</caption>\n", out);
 	kv_u64(out, "frames", t->frames, false);
 	kv_u64(out, "RoCE packets", t->roce_packets, false);
@@ -716,13 +730,25 @@ static void write_file(FILE *out, const struct hfile *hf, bool heading)
 	fputs("</section>\n", out);
 }
 
+/* How many of the n captures were not checked to their end (rt_report_file.incomplete set). */
+static size_t incomplete_count(const struct rt_report_file *files, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += files[i].incomplete != NULL;
+	return k;
+}
+
 /* Several captures: the overall verdict and one line per capture first. */
 static void write_overview(FILE *out, const struct rt_report_file *files, size_t n)
 {
 	uint64_t errors, warnings;
 	rt_rep_sum(files, n, &errors, &warnings);
 	fputs("<div class=\"summary\">\n", out);
-	verdict_box(out, errors, warnings);
+	size_t incomplete = incomplete_count(files, n);
+	char reason[96];
+	snprintf(reason, sizeof reason, "%zu of %zu captures not checked to their end", incomplete, n);
+	verdict_box(out, errors, warnings, incomplete ? reason : NULL);
 	fputs("<table class=\"grid\" style=\"width:auto\">\n<tr><th>capture</th><th>verdict</th>"
 	      "<th class=\"n\">RoCE packets</th><th class=\"n\">errors</th><th class=\"n\">warnings</th></tr>\n",
 	      out);
@@ -731,7 +757,10 @@ static void write_overview(FILE *out, const struct rt_report_file *files, size_t
 		fprintf(out, "<tr><td><a href=\"#f%zu\">", i + 1);
 		rt_rep_xml(out, files[i].file);
 		fputs("</a></td>", out);
-		status_cell(out, t->errors ? "fail" : "pass");
+		if (files[i].incomplete)
+			fputs("<td><span class=\"st st-fail\">incomplete</span></td>", out);
+		else
+			status_cell(out, t->errors ? "fail" : "pass");
 		rt_rep_html_count_cell(out, t->roce_packets, false);
 		rt_rep_html_count_cell(out, t->errors, true);
 		rt_rep_html_count_cell(out, t->warnings, false);

@@ -129,10 +129,30 @@ static void write_violations(FILE *out, const struct rt_violation_list *l)
 	fprintf(out, "%s],\n\"violations_dropped\":%" PRIu64, l && l->count ? "\n" : "", l ? l->dropped : 0);
 }
 
-static void write_summary(FILE *out, uint64_t errors, uint64_t warnings)
+/* How many of the n captures were not checked to their end (rt_report_file.incomplete set). */
+static size_t incomplete_count(const struct rt_report_file *files, size_t n)
 {
-	fprintf(out, "\"summary\":{\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64 ",\"verdict\":\"%s\"}", errors,
-		warnings, errors ? "fail" : "pass");
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += files[i].incomplete != NULL;
+	return k;
+}
+
+/*
+ * The verdict: "incomplete" when the capture (or, over several, any capture)
+ * was not checked to its end, whatever its counts; then "fail" or "pass".
+ * An incomplete capture's summary says why ("reason"); the summary of
+ * several counts the incomplete ones ("incomplete").
+ */
+static void write_summary(FILE *out, uint64_t errors, uint64_t warnings, const char *reason, size_t incomplete)
+{
+	fprintf(out, "\"summary\":{\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64 ",\"verdict\":\"%s\"", errors,
+		warnings, reason || incomplete ? "incomplete" : errors ? "fail" : "pass");
+	if (reason)
+		key_str(out, ",", "reason", reason);
+	if (incomplete)
+		fprintf(out, ",\"incomplete\":%zu", incomplete);
+	fputc('}', out);
 }
 
 static void write_file(FILE *out, const struct rt_report_file *rf)
@@ -157,7 +177,7 @@ static void write_file(FILE *out, const struct rt_report_file *rf)
 	fputs(",\n", out);
 	write_violations(out, rf->violations);
 	fputs(",\n", out);
-	write_summary(out, t->errors, t->warnings);
+	write_summary(out, t->errors, t->warnings, rf->incomplete, 0);
 	fputs("}", out);
 }
 
@@ -175,7 +195,7 @@ int rt_report_json(const struct rt_report_file *files, size_t n, FILE *out)
 			write_file(out, &files[i]);
 		}
 		fputs("\n],\n", out);
-		write_summary(out, errors, warnings);
+		write_summary(out, errors, warnings, NULL, incomplete_count(files, n));
 		fputc('}', out);
 	}
 	fputc('\n', out);

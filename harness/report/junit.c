@@ -6,7 +6,10 @@
  * and a classname rocetest.FILE.capture case per rule for what no flow
  * covers: packets outside any tracked flow, and rules that met nothing to
  * check (skipped). Error violations fail a case; warnings do not, they go
- * to its <system-out>. The shape validates against the Jenkins junit-10
+ * to its <system-out>. A capture not checked to its end (a record cut
+ * mid-way, a read error, nothing left by the snap length) adds a case
+ * "capture" of class rocetest.FILE.capture in <error type="incomplete">
+ * first, so the suite is never all green. The shape validates against the Jenkins junit-10
  * schema (harness/tests/integration/junit.xsd).
  */
 #include <inttypes.h>
@@ -43,7 +46,7 @@ struct jfile {
 };
 
 struct jcounts {
-	uint64_t tests, failures, skipped;
+	uint64_t tests, failures, skipped, errors;
 };
 
 typedef void jcase_fn(FILE *out, const struct jfile *jf, const struct jcase *k, struct jcounts *n);
@@ -233,15 +236,31 @@ static void write_properties(FILE *out, const struct rt_checker *c)
 	fputs("    </properties>\n", out);
 }
 
+/* The case that makes an incomplete capture red: the counts of the other cases cover only what was read. */
+static void write_incomplete(FILE *out, const struct jfile *jf)
+{
+	fputs("    <testcase name=\"capture\" classname=\"rocetest.", out);
+	rt_rep_xml(out, jf->base);
+	fputs(".capture\" time=\"0\">\n      <error type=\"incomplete\" message=\"incomplete: ", out);
+	rt_rep_xml(out, jf->rf->incomplete);
+	fputs("\">", out);
+	rt_rep_xml(out, jf->rf->incomplete);
+	fputs("\nThe other cases cover only what was checked; the capture as a whole is not conformant.</error>\n"
+	      "    </testcase>\n",
+	      out);
+}
+
 static void write_suite(FILE *out, const struct jfile *jf, const struct jcounts *n)
 {
 	fputs("  <testsuite name=\"", out);
 	rt_rep_xml(out, jf->rf->file);
 	fprintf(out,
-		"\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"0\" skipped=\"%" PRIu64
+		"\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"%" PRIu64 "\" skipped=\"%" PRIu64
 		"\" time=\"%.3f\">\n",
-		n->tests, n->failures, n->skipped, rt_rep_seconds(jf->rf));
+		n->tests, n->failures, n->errors, n->skipped, rt_rep_seconds(jf->rf));
 	write_properties(out, jf->rf->checker);
+	if (jf->rf->incomplete)
+		write_incomplete(out, jf);
 	each_case(out, jf, write_case, NULL);
 	fputs("  </testsuite>\n", out);
 }
@@ -259,16 +278,21 @@ int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out)
 			break;
 		struct jfile jf = { .rf = &files[i], .ix = &ix[i], .base = rt_rep_basename(files[i].file) };
 		each_case(out, &jf, count_case, &counts[i]);
+		if (files[i].incomplete) {
+			counts[i].tests++;
+			counts[i].errors++;
+		}
 		all.tests += counts[i].tests;
 		all.failures += counts[i].failures;
+		all.errors += counts[i].errors;
 		secs += rt_rep_seconds(&files[i]);
 	}
 	if (rc == 0) {
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
 		fprintf(out,
 			"<testsuites name=\"rocetest check\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64
-			"\" errors=\"0\" time=\"%.3f\">\n",
-			all.tests, all.failures, secs);
+			"\" errors=\"%" PRIu64 "\" time=\"%.3f\">\n",
+			all.tests, all.failures, all.errors, secs);
 		for (size_t i = 0; i < n; i++) {
 			struct jfile jf = { .rf = &files[i], .ix = &ix[i], .base = rt_rep_basename(files[i].file) };
 			write_suite(out, &jf, &counts[i]);

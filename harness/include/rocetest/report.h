@@ -38,13 +38,23 @@ struct rt_report_file {
 	const struct rt_checker *checker;	/* finished */
 	const struct rt_violation_list *violations;
 	double seconds;				/* wall time of the check */
+	/*
+	 * NULL: the capture was read to its end and something in it could be
+	 * checked. Otherwise why the check is incomplete (a record cut mid-way,
+	 * a read error, every RoCE packet cut by the snap length...), as the CLI
+	 * says it: the reports then give the verdict "incomplete", never a pass.
+	 */
+	const char *incomplete;
 };
 
 /*
  * Each writes the report of n checked captures to out and returns 0, or -1
  * when writing failed (errno set). JSON: with one capture, one object
  * ({"file", "packets", ...}); with several,
- * {"files": [object, ...], "summary": {"errors", "warnings"}}.
+ * {"files": [object, ...], "summary": {"errors", "warnings", "verdict"}}.
+ * The verdict is "pass", "fail" or "incomplete" (a capture with
+ * rt_report_file.incomplete set; its summary adds "reason", the overall
+ * summary the number of such captures as "incomplete").
  */
 int rt_report_json(const struct rt_report_file *files, size_t n, FILE *out);
 int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out);

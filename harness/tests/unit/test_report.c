@@ -224,6 +224,68 @@ START_TEST(real_capture_all_writers)
 }
 END_TEST
 
+/*
+ * A capture not checked to its end (here: a clean one said to be cut at
+ * frame 31) is "incomplete" in all three formats, never a pass, and the
+ * summary of several captures counts it as not conformant.
+ */
+START_TEST(incomplete_capture_all_writers)
+{
+	static const char reason[] = "cut.pcap: frame 31: damaged capture record: truncated <record> & \"more\"";
+	struct run r;
+	run_capture(&r, CAPTURES_DIR "/rxe/rdma_read_bw.pcap");
+	ck_assert_uint_eq(rt_checker_totals(r.checker)->errors, 0);
+	struct rt_report_file rf = { .file = "cut.pcap", .checker = r.checker, .violations = &r.list, .seconds = 0,
+				     .incomplete = reason };
+
+	char *json = write_to_string(rt_report_json, &rf, 1);
+	ck_assert_msg(json_valid(json), "invalid JSON:\n%s", json);
+	text_assert_has(json, "\"summary\":{\"errors\":0,\"warnings\":0,\"verdict\":\"incomplete\","
+			      "\"reason\":\"cut.pcap: frame 31: damaged capture record: truncated <record> & \\\"more\\\"\"}");
+	text_assert_lacks(json, "\"verdict\":\"pass\"");
+
+	char *xml = write_to_string(rt_report_junit, &rf, 1);
+	text_assert_has(xml, "<testsuites name=\"rocetest check\" tests=\"");
+	text_assert_has(xml, "\" errors=\"1\" time=");
+	text_assert_has(xml, "\" errors=\"1\" skipped=");
+	text_assert_has(xml, "<testcase name=\"capture\" classname=\"rocetest.cut.pcap.capture\" time=\"0\">\n"
+			     "      <error type=\"incomplete\" message=\"incomplete: cut.pcap: frame 31: damaged capture "
+			     "record: truncated &lt;record&gt; &amp; &quot;more&quot;\">");
+	ck_assert_uint_eq(text_count(xml, "<error "), 1);
+
+	char *html = write_to_string(rt_report_html, &rf, 1);
+	text_assert_has(html, "<div class=\"verdict fail\">INCOMPLETE<small>cut.pcap: frame 31: damaged capture "
+			      "record: truncated &lt;record&gt; &amp; &quot;more&quot; (0 errors, 0 warnings in what "
+			      "was checked)</small></div>");
+	text_assert_lacks(html, "<div class=\"verdict pass\">");
+
+	/* With a complete capture beside it: the whole is incomplete too. */
+	struct rt_report_file files[2] = { rf, rf };
+	files[0].file = "whole.pcap";
+	files[0].incomplete = NULL;
+	char *json2 = write_to_string(rt_report_json, files, 2);
+	ck_assert_msg(json_valid(json2), "invalid JSON:\n%s", json2);
+	text_assert_has(json2, "\"verdict\":\"pass\"}}");
+	text_assert_has(json2, "\n],\n\"summary\":{\"errors\":0,\"warnings\":0,\"verdict\":\"incomplete\","
+			       "\"incomplete\":1}}");
+	char *xml2 = write_to_string(rt_report_junit, files, 2);
+	ck_assert_uint_eq(text_count(xml2, "<error "), 1);
+	text_assert_has(xml2, "\" errors=\"0\" skipped=");
+	char *html2 = write_to_string(rt_report_html, files, 2);
+	text_assert_has(html2, "<div class=\"verdict fail\">INCOMPLETE<small>1 of 2 captures not checked to their end");
+	text_assert_has(html2, "<td><span class=\"st st-fail\">incomplete</span></td>");
+	ck_assert_uint_eq(text_count(html2, "<div class=\"verdict pass\">"), 1); /* whole.pcap's own box */
+
+	free(json);
+	free(xml);
+	free(html);
+	free(json2);
+	free(xml2);
+	free(html2);
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(hostile_file_name_escaped)
 {
 	struct run r;
@@ -511,6 +573,7 @@ Suite *report_suite(void)
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("writers");
 	tcase_add_test(tc, real_capture_all_writers);
+	tcase_add_test(tc, incomplete_capture_all_writers);
 	tcase_add_test(tc, hostile_file_name_escaped);
 	tcase_add_test(tc, junit_failures_are_error_violations);
 	tcase_add_test(tc, html_marks_violations);
