@@ -730,22 +730,13 @@ static void write_file(FILE *out, const struct hfile *hf, bool heading)
 	fputs("</section>\n", out);
 }
 
-/* How many of the n captures were not checked to their end (rt_report_file.incomplete set). */
-static size_t incomplete_count(const struct rt_report_file *files, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += files[i].incomplete != NULL;
-	return k;
-}
-
 /* Several captures: the overall verdict and one line per capture first. */
 static void write_overview(FILE *out, const struct rt_report_file *files, size_t n)
 {
 	uint64_t errors, warnings;
 	rt_rep_sum(files, n, &errors, &warnings);
 	fputs("<div class=\"summary\">\n", out);
-	size_t incomplete = incomplete_count(files, n);
+	size_t incomplete = rt_rep_incomplete(files, n);
 	char reason[96];
 	snprintf(reason, sizeof reason, "%zu of %zu captures not checked to their end", incomplete, n);
 	verdict_box(out, errors, warnings, incomplete ? reason : NULL);

@@ -129,15 +129,6 @@ static void write_violations(FILE *out, const struct rt_violation_list *l)
 	fprintf(out, "%s],\n\"violations_dropped\":%" PRIu64, l && l->count ? "\n" : "", l ? l->dropped : 0);
 }
 
-/* How many of the n captures were not checked to their end (rt_report_file.incomplete set). */
-static size_t incomplete_count(const struct rt_report_file *files, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += files[i].incomplete != NULL;
-	return k;
-}
-
 /*
  * The verdict: "incomplete" when the capture (or, over several, any capture)
  * was not checked to its end, whatever its counts; then "fail" or "pass".
@@ -195,7 +186,7 @@ int rt_report_json(const struct rt_report_file *files, size_t n, FILE *out)
 			write_file(out, &files[i]);
 		}
 		fputs("\n],\n", out);
-		write_summary(out, errors, warnings, NULL, incomplete_count(files, n));
+		write_summary(out, errors, warnings, NULL, rt_rep_incomplete(files, n));
 		fputc('}', out);
 	}
 	fputc('\n', out);

@@ -288,6 +288,14 @@ void rt_rep_sum(const struct rt_report_file *files, size_t n, uint64_t *errors, 
 	}
 }
 
+size_t rt_rep_incomplete(const struct rt_report_file *files, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += files[i].incomplete != NULL;
+	return k;
+}
+
 int rt_rep_finish(FILE *out)
 {
 	if (fflush(out) == 0 && !ferror(out))

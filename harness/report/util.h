@@ -91,6 +91,8 @@ double rt_rep_seconds(const struct rt_report_file *rf);
 
 /* Errors and warnings over all files. */
 void rt_rep_sum(const struct rt_report_file *files, size_t n, uint64_t *errors, uint64_t *warnings);
+/* How many of the files were not checked to their end (rt_report_file.incomplete set). */
+size_t rt_rep_incomplete(const struct rt_report_file *files, size_t n);
 
 /* Flushes out; 0, or -1 with errno set when anything failed to be written. */
 int rt_rep_finish(FILE *out);
