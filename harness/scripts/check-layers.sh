@@ -71,6 +71,10 @@ while IFS= read -r f; do
 	files=$((files + 1))
 	dir=$(dirname "$f")
 	mine=$(layer_of_dir "$dir")
+	# A public header belongs to the layer it names, not to its directory.
+	case $f in
+	harness/include/rocetest/*.h) mine=${public_layer[${f#harness/include/}]:-front} ;;
+	esac
 	while IFS=: read -r line inc; do
 		includes=$((includes + 1))
 		case $inc in

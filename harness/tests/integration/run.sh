@@ -712,7 +712,7 @@ if [ -n "$crafted_ok" ]; then
 	check "check: a capture starting mid-message is a flow note, not a violation"
 fi
 
-# 6d. A capture not checked to its end is no pass in any report (issue 13 item 11): a record cut
+# 6d. A capture not checked to its end is no pass in any report: a record cut
 # mid-way, and a capture whose RoCE packets the snap length cut before the BTH (nothing checked).
 SRC=$(cap rxe/rdma_write_bw.pcap)
 if needs "check reports: a cut capture is incomplete" captures python cap:rxe/rdma_write_bw.pcap; then
@@ -826,6 +826,11 @@ sed -i '0,/^#include "rocetest\/packet.h"/s//#include "rocetest\/packet.h"\n#inc
 run bash "$LAYERS_CHECK" "$TMP/layers-up"
 want_rc 1; out_has "harness/lib/packet/parse.c:"; out_has "includes rocetest/run.h of layer run from layer packet"
 check "layers: a packet file including a run header fails, naming the file, line and layers"
+layered_copy "$TMP/layers-header"
+sed -i '0,/^#include "rocetest\/opcode.h"/s//#include "rocetest\/opcode.h"\n#include "rocetest\/run.h"/' "$TMP/layers-header/harness/include/rocetest/packet.h"
+run bash "$LAYERS_CHECK" "$TMP/layers-header"
+want_rc 1; out_has "harness/include/rocetest/packet.h:"; out_has "includes rocetest/run.h of layer run from layer packet"
+check "layers: a public header of the packet layer including a run header fails (a header is judged by its Layer: line)"
 layered_copy "$TMP/layers-private"
 printf '#include "../check/flow.h"\n' >>"$TMP/layers-private/harness/lib/model/sim.c"
 run bash "$LAYERS_CHECK" "$TMP/layers-private"
