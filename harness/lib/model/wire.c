@@ -318,8 +318,7 @@ static struct fault_effect apply_faults(struct rt_wire *link, unsigned dir, uint
 /* Held until the next frame of this direction is queued, so that it arrives after it. */
 static void hold_back(struct rt_wire *link, struct direction *d, struct slot *s, int64_t arrive)
 {
-	if (d->held)
-		d->held->arrive -= REORDER_FALLBACK_NS;	/* two in a row: release the first in order */
+	/* enqueue has just released any frame held before: one is held at a time. */
 	s->arrive = arrive + REORDER_FALLBACK_NS;
 	heap_fix(link, s);
 	d->held = s;
