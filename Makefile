@@ -40,7 +40,7 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean conformance demo check check-layers dep-groups test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
+.PHONY: all clean conformance gate gate-baseline demo check check-layers dep-groups test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
 .DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- dependencies
@@ -54,12 +54,15 @@ GOALS := $(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))
 NO_CONFIG_GOALS := clean help uninstall dep-groups
 GROUP_check_GOALS := deps check unit test integration sanitize
 GROUP_test_GOALS := deps test integration fuzz fuzz-build sanitize bench
-GROUP_rtl_GOALS := deps conformance test integration sanitize dut-sim dut-sim-test dut-mutants \
+GROUP_rtl_GOALS := deps conformance test integration sanitize bench dut-sim dut-sim-test dut-mutants \
 	rtl-lint rtl-test synth-check
 GROUP_doc_GOALS := deps man install test integration
 GROUP_fresh_GOALS := fresh-check
+GROUP_dissector_GOALS := deps test integration dissector install-dissector uninstall-dissector dissector-screenshot \
+	bench sanitize
+GROUP_gui_GOALS := dissector-screenshot
 # $(call dep_groups,GOALS): the groups those goals need.
-dep_groups = build $(foreach g,check test rtl doc fresh,$(if $(filter $(GROUP_$(g)_GOALS),$(1)),$(g)))
+dep_groups = build $(foreach g,check test rtl doc fresh dissector gui,$(if $(filter $(GROUP_$(g)_GOALS),$(1)),$(g)))
 DEP_GROUPS := $(call dep_groups,$(GOALS))
 
 ifneq ($(filter-out $(NO_CONFIG_GOALS),$(GOALS)),)
@@ -123,6 +126,7 @@ $(ROCETEST): $(CLI_OBJS) $(REPORT_LIB) $(LIB)
 -include harness/tests/tests.mk
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
+-include dissectors/dissector.mk
 include harness/install.mk
 
 # The main job: every suite of `rocetest run` against the Verilator model of
@@ -137,6 +141,27 @@ conformance: $(ROCETEST) dut-sim ## the main job: every conformance suite agains
 	$(ROCETEST) run --dut sim --seed $(SEED) --report $(RUNS_DIR)/$$stamp; rc=$$?; \
 	if [ -f $(RUNS_DIR)/$$stamp/summary.json ]; then ln -sfn $$stamp $(RUNS_DIR)/latest; fi; \
 	echo "conformance: report in $(RUNS_DIR)/$$stamp/index.html (also $(RUNS_DIR)/latest/)"; exit $$rc
+
+# The release gate (README "Release gate"): a conformance run against the
+# committed baseline, reports/baseline/ (its summary.json, xfail.txt and
+# tolerances.txt). GATE_RUN=DIR gates that run's report instead of running
+# the suites again (CI passes the one `make conformance` just wrote); the
+# gate's JSON and JUnit go into the run's directory. A failing test does
+# not stop it: whether that is a regression is the gate's to say.
+GATE_BASELINE ?= reports/baseline
+gate: $(ROCETEST) ## the release gate: a conformance run (or GATE_RUN=DIR) against reports/baseline/
+	@run="$(GATE_RUN)"; \
+	if [ -z "$$run" ]; then \
+		before=$$(readlink $(RUNS_DIR)/latest 2>/dev/null); $(MAKE) --no-print-directory conformance; \
+		after=$$(readlink $(RUNS_DIR)/latest 2>/dev/null); \
+		if [ -z "$$after" ] || [ "$$after" = "$$before" ]; then echo "gate: the conformance run wrote no report" >&2; exit 2; fi; \
+		run=$(RUNS_DIR)/$$after; \
+	elif [ -L "$$run" ]; then run=$$(dirname "$$run")/$$(readlink "$$run"); fi; \
+	$(ROCETEST) gate --json "$$run/gate.json" --junit "$$run/gate-junit.xml" $(GATE_BASELINE) "$$run"
+
+gate-baseline: ## make the latest conformance run (or GATE_RUN=DIR) the gate's baseline (then commit reports/baseline/)
+	cp "$(or $(GATE_RUN),$(RUNS_DIR)/latest)/summary.json" $(GATE_BASELINE)/summary.json
+	@echo "gate-baseline: $(GATE_BASELINE)/summary.json is now $(or $(GATE_RUN),$(RUNS_DIR)/latest)'s; commit it"
 
 # A demo of the checker: generate a small RC capture with valid ICRCs, show it, check
 # it against the rule catalogue with all three reports; run a scenario (a lost

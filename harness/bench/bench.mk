@@ -31,5 +31,13 @@ $(BENCH_ZLIB_CRC32): $(BUILD)/obj/harness/bench/zlib_crc32.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(ZLIB_LIBS) $(LDLIBS_COMMON)
 
-bench: $(ROCETEST) $(GENCAP) $(BENCH_ZLIB_CRC32) ## throughput against tshark, scapy and zlib (BENCH_BYTES=100M: quick)
+# Hardware mode (harness/bench/hw_bench.sh, root): the live path's frames/s over
+# a veth pair and the virtual board's frame rate against the throughput suite.
+LIVEBENCH = $(BUILD)/bin/rocetest-livebench
+$(LIVEBENCH): $(BUILD)/obj/harness/bench/livebench.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDLIBS_COMMON)
+
+bench: $(ROCETEST) $(GENCAP) $(BENCH_ZLIB_CRC32) $(LIVEBENCH) $(DUT_SIM_SO) ## throughput against tshark, scapy and zlib; the live path and the virtual board (BENCH_BYTES=100M: quick)
 	BENCH_BYTES='$(BENCH_BYTES)' BENCH_SCAPY_FRAMES='$(BENCH_SCAPY_FRAMES)' bash harness/bench/bench.sh $(ROCETEST) $(GENCAP) $(BENCH_ZLIB_CRC32) $(BUILD)/bench
+	bash harness/bench/hw_bench.sh $(ROCETEST) $(LIVEBENCH) $(BUILD)/bench

@@ -206,6 +206,9 @@ row "$REFERENCE" check_rocetest_icrc 5 "$rocetest" icrc "$cap"
 row "rocetest check" check_rocetest_check 3 "$rocetest" check --quiet "$cap"
 row "tshark -e infiniband.bth.psn" check_tshark 1 tshark -r "$cap" -T fields -e infiniband.bth.psn
 row "zlib crc32 (whole file)" check_zlib 5 "$zlib_crc32" "$cap"
+# The Wireshark plugin (dissectors/): tshark with and without it, when make passes its folder.
+# shellcheck source=SCRIPTDIR/../../dissectors/bench-rows.sh
+[ -z "${BENCH_DISSECTOR_PLUGIN_DIR:-}" ] || . "$here/../../dissectors/bench-rows.sh"
 
 # ---------------------------------------------------------------------------
 # Generation: `rocetest gen` on each harness/bench/gen-write-pmtu*.scn (a
@@ -337,6 +340,11 @@ if check:
     if tshark:
         x = tshark["seconds"] / check["seconds"]
         targets.append({"target": "rocetest check >= 50x faster than tshark", "value": x, "pass": x >= 50})
+# The Wireshark plugin (dissectors/bench-rows.sh): tshark with it under 1.3x tshark without.
+plugin = [next((r for r in rows if r["tool"].startswith(p)), None) for p in ("Wireshark's plugins:", "with rocetest plugin:")]
+if all(plugin):
+    x = plugin[1]["seconds"] / plugin[0]["seconds"]
+    targets.append({"target": "tshark with the rocetest plugin < 1.3x without", "value": x, "pass": x < 1.3})
 for m in rss:
     mib = m["peak_rss_kib"] / 1024
     targets.append({"target": "rocetest check peak RSS < 64 MiB (%.1f GB capture)" % (m["bytes"] / 1e9),

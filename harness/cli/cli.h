@@ -54,5 +54,15 @@ int cmd_icrc(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_board(int argc, char **argv);
+int cmd_cm(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+/*
+ * Writes a report of gate or diff to path ("-": standard output) with
+ * write(ctx, out); 0, or -1 after saying why, naming what and the path.
+ */
+int cli_write_report(const char *what, const char *path, int (*write)(const void *ctx, FILE *out), const void *ctx);
 
 #endif

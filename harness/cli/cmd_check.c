@@ -46,7 +46,10 @@ static const char check_help[] =
 	"Reports (\"-\" writes one of them to standard output; the summary then goes\n"
 	"to standard error):\n"
 	"  --json F          JSON: per capture, every rule's status and the violations\n"
-	"  --junit F         JUnit XML for CI: one test case per rule and flow\n"
+	"  --junit F         JUnit XML for CI: one test case per rule, its violations in\n"
+	"                    every flow listed in it (the first 100)\n"
+	"  --junit-per-flow  with --junit: one test case per rule and flow instead (a\n"
+	"                    capture of thousands of QPs gives 100 000 cases and more)\n"
 	"  --html F          one self-contained HTML page with a ladder diagram per\n"
 	"                    flow (the first 64 flows)\n"
 	"\n"
@@ -74,6 +77,7 @@ struct check_opts {
 	struct rt_check_config cfg;
 	struct rt_capture_options capture;
 	const char *report_path[REPORT_KINDS]; /* NULL: not asked for */
+	bool junit_per_flow;
 	uint64_t max_report;
 	bool quiet;
 	bool list_rules;
@@ -186,26 +190,44 @@ static int check_report_paths(const struct check_opts *o, char **files, int nfil
 	return RT_EXIT_OK;
 }
 
+static const struct option longopts[] = {
+	{ "pmtu", required_argument, NULL, 'p' },
+	{ "timeout-us", required_argument, NULL, 't' },
+	{ "retry-cnt", required_argument, NULL, 'r' },
+	{ "rnr-retry", required_argument, NULL, 'R' },
+	{ "rules", required_argument, NULL, 'o' },
+	{ "skip", required_argument, NULL, 's' },
+	{ "list-rules", no_argument, NULL, 'l' },
+	{ "json", required_argument, NULL, 'J' },
+	{ "junit", required_argument, NULL, 'U' },
+	{ "junit-per-flow", no_argument, NULL, 'F' },
+	{ "html", required_argument, NULL, 'H' },
+	{ "max-report", required_argument, NULL, 'm' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "libpcap", no_argument, NULL, 'L' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What the options mean together, once all are read; -1 to go on, or the exit code to stop with. */
+static int combine_options(struct check_opts *o)
+{
+	bool any = false;
+	for (int r = 0; r < RT_RULE_COUNT; r++) {
+		o->cfg.enabled[r] = (!o->only_given || o->only[r]) && !o->skip[r];
+		any |= o->cfg.enabled[r];
+	}
+	if (!any)
+		return cli_usage_error("check", "--rules and --skip leave no rule to check");
+	if (o->junit_per_flow && !o->report_path[REPORT_JUNIT])
+		return cli_usage_error("check", "--junit-per-flow changes the --junit report: give --junit F too");
+	o->cfg.ladder_flows = o->report_path[REPORT_HTML] ? HTML_LADDER_FLOWS : 0;
+	return -1;
+}
+
 /* Fills o from the command line; returns -1 to go on, or the exit code to stop with. */
 static int parse_options(int argc, char **argv, struct check_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pmtu", required_argument, NULL, 'p' },
-		{ "timeout-us", required_argument, NULL, 't' },
-		{ "retry-cnt", required_argument, NULL, 'r' },
-		{ "rnr-retry", required_argument, NULL, 'R' },
-		{ "rules", required_argument, NULL, 'o' },
-		{ "skip", required_argument, NULL, 's' },
-		{ "list-rules", no_argument, NULL, 'l' },
-		{ "json", required_argument, NULL, 'J' },
-		{ "junit", required_argument, NULL, 'U' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "max-report", required_argument, NULL, 'm' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "libpcap", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t v;
 	int c, rc;
 	opterr = 0;
@@ -242,6 +264,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o)
 		case 'l': o->list_rules = true; break;
 		case 'J': o->report_path[REPORT_JSON] = optarg; break;
 		case 'U': o->report_path[REPORT_JUNIT] = optarg; break;
+		case 'F': o->junit_per_flow = true; break;
 		case 'H': o->report_path[REPORT_HTML] = optarg; break;
 		case 'm':
 			if (!cli_parse_uint(optarg, UINT32_MAX, &o->max_report))
@@ -254,15 +277,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o)
 		default: return cli_usage_error("check", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	bool any = false;
-	for (int r = 0; r < RT_RULE_COUNT; r++) {
-		o->cfg.enabled[r] = (!o->only_given || o->only[r]) && !o->skip[r];
-		any |= o->cfg.enabled[r];
-	}
-	if (!any)
-		return cli_usage_error("check", "--rules and --skip leave no rule to check");
-	o->cfg.ladder_flows = o->report_path[REPORT_HTML] ? HTML_LADDER_FLOWS : 0;
-	return -1;
+	return combine_options(o);
 }
 
 /* ---- --list-rules ------------------------------------------------------------ */
@@ -462,10 +477,13 @@ static void format_side(const struct rt_flow_info *f, int s, char *buf, size_t s
 	char ip[INET6_ADDRSTRLEN];
 	const struct rt_flow_side *side = &f->side[s];
 	rt_flow_format_ip(f, s, ip, sizeof ip);
+	char v1[24] = "";
+	if (side->rocev1)
+		snprintf(v1, sizeof v1, " (%s)", rt_flow_side_versions(side));
 	if (side->qp_known)
-		snprintf(buf, size, "%s qp 0x%" PRIx32, ip, side->qp);
+		snprintf(buf, size, "%s qp 0x%" PRIx32 "%s", ip, side->qp, v1);
 	else
-		snprintf(buf, size, "%s qp ?", ip);
+		snprintf(buf, size, "%s qp ?%s", ip, v1);
 }
 
 /* Flow notes, one line each, at most max of them: a capture of many QPs can have hundreds. */
@@ -571,29 +589,26 @@ static void print_total(FILE *out, const struct file_run *runs, int n)
 
 typedef int (*report_writer)(const struct rt_report_file *files, size_t n, FILE *out);
 
+struct report_job {
+	report_writer writer;
+	const struct rt_report_file *files;
+	size_t n;
+};
+
+static int run_report_job(const void *ctx, FILE *out)
+{
+	const struct report_job *job = ctx;
+	return job->writer(job->files, job->n, out);
+}
+
 /* Writes one report; 0, or -1 after saying why (the file named). */
-static int write_report(enum report_kind k, const char *path, const struct rt_report_file *files, size_t n)
+static int write_report(const struct check_opts *o, enum report_kind k, const struct rt_report_file *files,
+			size_t n)
 {
 	static const report_writer writers[REPORT_KINDS] = { rt_report_json, rt_report_junit, rt_report_html };
-	bool to_stdout = strcmp(path, "-") == 0;
-	FILE *f = to_stdout ? stdout : fopen(path, "w");
-	if (!f) {
-		cli_error("cannot write the %s report %s: %s", report_name[k], path, strerror(errno));
-		return -1;
-	}
-	int rc = writers[k](files, n, f);
-	int saved = errno;
-	/* A full disk shows only at the flush: it counts as a failed write too. */
-	if (to_stdout ? fflush(f) != 0 : fclose(f) != 0) {
-		saved = errno;
-		rc = -1;
-	}
-	if (rc != 0) {
-		cli_error("writing the %s report %s failed: %s", report_name[k], to_stdout ? "to standard output" : path,
-			  strerror(saved));
-		return -1;
-	}
-	return 0;
+	struct report_job job = { .writer = k == REPORT_JUNIT && o->junit_per_flow ? rt_report_junit_per_flow : writers[k],
+				  .files = files, .n = n };
+	return cli_write_report(report_name[k], o->report_path[k], run_report_job, &job);
 }
 
 static int write_reports(const struct check_opts *o, const struct file_run *runs, int nruns)
@@ -614,7 +629,7 @@ static int write_reports(const struct check_opts *o, const struct file_run *runs
 												    : NULL };
 	int rc = 0;
 	for (int k = 0; k < REPORT_KINDS; k++)
-		if (o->report_path[k] && n && write_report((enum report_kind)k, o->report_path[k], files, n) != 0)
+		if (o->report_path[k] && n && write_report(o, (enum report_kind)k, files, n) != 0)
 			rc = -1;
 	free(files);
 	return rc;

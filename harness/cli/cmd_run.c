@@ -12,12 +12,14 @@
 
 #include "cli.h"
 #include "dut_load.h"
+#include "run_iface.h"
 #include "rocetest/report.h"
 #include "rocetest/run.h"
 #include "rocetest/run_report.h"
 
 static const char run_help[] =
 	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO]\n"
+	"       rocetest run --dut iface:NAME --board-control PATH --dut-ip A [OPTION]... [--suite NAME]... [--seed N] [--report DIR]\n"
 	"       rocetest run --list\n"
 	"\n"
 	"Runs conformance suites against a device under test. The harness plays the\n"
@@ -29,6 +31,7 @@ static const char run_help[] =
 	"\n"
 	"  --dut sim         the Verilator model of the included FPGA endpoint (dut/),\n"
 	"                    built by `make dut-sim`\n"
+	"%s"
 	"  --suite NAME      a suite to run (repeatable; default all): quick, all, or\n"
 	"                    one of those --list shows\n"
 	"  --seed N          memory contents, random lengths and addresses (default 1);\n"
@@ -57,6 +60,7 @@ struct run_cli {
 	const char *sim_lib;
 	bool quiet;
 	bool list;
+	struct run_iface iface;
 	/* the test being run */
 	char tests_dir[4096];
 	struct rt_violation_list violations;
@@ -108,18 +112,22 @@ static int parse(int argc, char **argv, struct run_cli *o)
 		{ "seed", required_argument, NULL, 'S' },  { "report", required_argument, NULL, 'r' },
 		{ "width", required_argument, NULL, 'w' }, { "sim-lib", required_argument, NULL, 'L' },
 		{ "list", no_argument, NULL, 'l' },	   { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },	   RUN_IFACE_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	bool have_dut = false;
 	uint64_t v;
-	int c;
+	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (strcmp(optarg, "sim"))
-				return cli_usage_error("run", "--dut must be 'sim' (the Verilator model of dut/), not '%s'; "
-						       "a board behind a network interface is not supported yet", optarg);
+			rc = run_iface_dut(&o->iface, optarg);
+			if (rc == 2)
+				return RT_EXIT_INPUT;
+			if (!rc && strcmp(optarg, "sim"))
+				return cli_usage_error("run", "--dut must be 'sim' (the Verilator model of dut/) or "
+						       "'iface:NAME' (a board behind interface NAME), not '%s'", optarg);
 			have_dut = true;
 			break;
 		case 's':
@@ -152,9 +160,15 @@ static int parse(int argc, char **argv, struct run_cli *o)
 			o->quiet = true;
 			break;
 		case 'h':
-			fputs(run_help, stdout);
+			printf(run_help, run_iface_help);
 			exit(RT_EXIT_OK);
 		default:
+			rc = run_iface_option(&o->iface, c, optarg);
+			if (rc >= 0) {
+				if (rc)
+					return rc;
+				break;
+			}
 			return cli_usage_error("run", "unknown option");
 		}
 	}
@@ -162,7 +176,7 @@ static int parse(int argc, char **argv, struct run_cli *o)
 		return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
 	if (!o->list && !have_dut)
 		return cli_usage_error("run", "--dut is required (--dut sim: the Verilator model of dut/)");
-	return 0;
+	return run_iface_finish(&o->iface, o->width != 512 || o->sim_lib);
 }
 
 static int make_dir(const char *path)
@@ -281,7 +295,8 @@ static int run_tests(struct run_cli *o, struct dut_device *sim, struct rt_run_re
 {
 	size_t n;
 	const struct rt_run_spec *specs = rt_run_specs(&n);
-	struct rt_run_options opt = { .seed = o->seed, .dir = o->report ? o->tests_dir : NULL, .ladder_flows = 8,
+	struct rt_run_options opt = { .seed = o->seed, .addrs = o->iface.on ? &o->iface.addrs : NULL,
+				      .dir = o->report ? o->tests_dir : NULL, .ladder_flows = 8,
 				      .on_violation = on_violation, .on_checked = on_checked,
 				      .on_progress = on_progress, .ctx = o };
 	struct timespec t0;
@@ -353,7 +368,7 @@ int cmd_run(int argc, char **argv)
 	struct dut_device sim;
 	char msg[1024];
 	struct dut_sim_request req = { .width = o.width, .lib = o.sim_lib, .seed = o.seed };
-	if (dut_sim_open(&req, &sim, msg, sizeof msg)) {
+	if (o.iface.on ? run_iface_open(&o.iface, &sim, msg, sizeof msg) : dut_sim_open(&req, &sim, msg, sizeof msg)) {
 		cli_error("%s", msg);
 		free(results);
 		rt_violation_list_free(&o.violations);
@@ -378,9 +393,12 @@ int cmd_run(int argc, char **argv)
 	if (!rc && o.report && (write_reports(&o, &sum) || o.write_failed))
 		rc = -1;
 	if (!rc) {
-		printf("rocetest run: %zu tests, %zu failed, seed %" PRIu64 ", %.1f s, %.0f simulated cycles/s%s%s\n",
-		       n_results, failures, o.seed, sum.wall_s, sum.cycles_per_s, o.report ? "; report in " : "",
+		printf("rocetest run: %zu tests, %zu failed, seed %" PRIu64 ", %.1f s, %.0f %s/s%s%s\n",
+		       n_results, failures, o.seed, sum.wall_s, sum.cycles_per_s,
+		       o.iface.on ? "ns of the board's time" : "simulated cycles", o.report ? "; report in " : "",
 		       o.report ? o.report : "");
+		if (o.iface.on)
+			run_iface_report(&sim);
 	}
 	dut_device_close(&sim);
 	free(results);

@@ -18,7 +18,11 @@ static const struct {
 	{ "icrc", cmd_icrc, "verify (or recompute with --fix) the ICRC of every RoCE packet" },
 	{ "check", cmd_check, "check captures against the conformance rules; summary and JSON/JUnit/HTML reports" },
 	{ "gen", cmd_gen, "run a scenario through the reference model: golden capture and expected verdict" },
-	{ "run", cmd_run, "run the conformance suites against a device (--dut sim: the Verilator model of dut/)" },
+	{ "run", cmd_run, "run the conformance suites against a device (--dut sim: the model of dut/; --dut iface:NAME: a board)" },
+	{ "board", cmd_board, "the Verilator model of dut/ as a virtual board on a network interface" },
+	{ "cm", cmd_cm, "send the CM frames of cm-frame.md to a board and print its replies" },
+	{ "diff", cmd_diff, "semantic diff of two captures of the same work: messages, not bytes" },
+	{ "gate", cmd_gate, "compare a run or check result with a baseline: fails on regressions (release gate)" },
 };
 
 static void usage(FILE *out)

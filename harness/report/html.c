@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The HTML report: one self-contained page for people. Per capture: the
- * verdict, the counts and the configuration; the rule table; the first
- * violations; then per flow its endpoints, notes, the rules that failed or
- * could not be evaluated, and an SVG ladder diagram of its packets.
+ * verdict, the counts and the configuration; the first violations, each
+ * linked to its frame's row in the ladder; the rule table; then per flow its
+ * endpoints, notes, the rules that failed or could not be evaluated, and an
+ * SVG ladder diagram of its packets (each packet row's id is fN-frM: file N,
+ * frame M).
  *
  * Self-contained means no request leaves the page: inline CSS, inline SVG,
  * system fonts, and a Content-Security-Policy that forbids loading anything
  * should a future change slip in a URL. The few lines of script only fold
- * and unfold the flows; with script off every flow is open and readable.
+ * and unfold the flows (and open the flow a link points into); with script
+ * off every flow is open and readable.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -105,6 +108,7 @@ static const char css[] =
 	"svg .arrow{stroke-width:1.6;fill:none}svg .thick{stroke-width:3.2}svg .dash{stroke-dasharray:7 4}\n"
 	"svg .issue{font-weight:700}svg .icrc{fill:#d32f2f;font-weight:700}\n"
 	"svg .mark{fill:#d32f2f}svg .marktext{fill:#fff;font-weight:800;font-size:11px}\n"
+	"svg g:target .frame{fill:#d32f2f;font-weight:800}svg g:target .arrow{stroke-width:4}\n"
 	".tools{display:none;margin:6px 0}.js .tools{display:block}\n"
 	".tools button{font:inherit;font-size:12.5px;padding:2px 10px;margin-right:6px;border:1px solid var(--line);"
 	"background:var(--bg2);border-radius:6px;cursor:pointer}\n"
@@ -152,6 +156,11 @@ static void write_head(FILE *out, const struct rt_report_file *files, size_t n)
 	      "function rtFold(open) {\n"
 	      "\tdocument.querySelectorAll('details.flow').forEach(function (d) { d.open = open; });\n}\n"
 	      "window.addEventListener('beforeprint', function () { rtFold(true); });\n"
+	      "function rtOpenTarget() {\n"
+	      "\tvar t = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));\n"
+	      "\tfor (var d = t; d; d = d.parentElement) if (d.tagName === 'DETAILS') d.open = true;\n"
+	      "\tif (t) t.scrollIntoView({ block: 'center' });\n}\n"
+	      "window.addEventListener('hashchange', rtOpenTarget);\n"
 	      "</script>\n</head>\n<body>\n",
 	      out);
 }
@@ -306,9 +315,33 @@ static void write_rule_table(FILE *out, const struct hfile *hf)
 	fputs("</table>\n", out);
 }
 
+/* The frame's own row in the flow's ladder, or NULL when the ladder does not draw it. */
+static const struct rt_ladder_event *ladder_row_of(const struct hfile *hf, uint32_t flow, uint64_t frame)
+{
+	const struct rt_checker *c = hf->rf->checker;
+	if (!flow || flow > rt_checker_flow_count(c))
+		return NULL;
+	const struct rt_flow_info *f = rt_checker_flow(c, flow - 1);
+	/* Rows are in frame order (a fold sorts by its first frame, the rows marked inside it after it). */
+	uint32_t lo = 0, hi = f->ladder ? f->ladder_count : 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (f->ladder[mid].frame < frame || (f->ladder[mid].frame == frame && (f->ladder[mid].flags & RT_LADDER_FOLD)))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->ladder_count && f->ladder[lo].frame == frame ? &f->ladder[lo] : NULL;
+}
+
 static void violation_row(FILE *out, const struct hfile *hf, const struct rt_report_violation *v)
 {
-	fprintf(out, "<tr><td class=\"n\">%" PRIu64 "</td><td class=\"n\">", v->frame);
+	if (ladder_row_of(hf, v->flow, v->frame))
+		fprintf(out, "<tr><td class=\"n\"><a href=\"#f%zu-fr%" PRIu64 "\" title=\"its row in the ladder of flow %" PRIu32
+			"\">%" PRIu64 "</a></td><td class=\"n\">",
+			hf->number, v->frame, v->flow, v->frame);
+	else
+		fprintf(out, "<tr><td class=\"n\">%" PRIu64 "</td><td class=\"n\">", v->frame);
 	flow_link(out, hf, v->flow);
 	fprintf(out, "</td><td class=\"id\">%s</td><td class=\"sev-%s\">%s</td><td class=\"msg\">",
 		rt_rule_info(v->rule)->id, rt_severity_name(v->severity), rt_severity_name(v->severity));
@@ -397,6 +430,20 @@ static enum rt_severity row_issues(const struct hfile *hf, uint32_t flow, uint64
 	return worst;
 }
 
+/* Every message of the flow at the frame, one line each, for a tooltip. */
+static void tooltip_messages(FILE *out, const struct hfile *hf, uint32_t flow, uint64_t frame)
+{
+	size_t b, e;
+	rt_rep_frame_range(hf->rf->violations, frame, &b, &e);
+	for (size_t i = b; i < e; i++) {
+		const struct rt_report_violation *v = &hf->rf->violations->items[i];
+		if (v->flow != flow)
+			continue;
+		fprintf(out, "&#10;%s %s: ", rt_severity_name(v->severity), rt_rule_info(v->rule)->id);
+		rt_rep_xml(out, v->message);
+	}
+}
+
 /* The full story of one row, for the tooltip (<title>): every message at the frame. */
 static void row_tooltip(FILE *out, const struct hfile *hf, const struct rt_flow_info *f,
 			const struct rt_ladder_event *ev, const char *label, const char *when)
@@ -408,16 +455,35 @@ static void row_tooltip(FILE *out, const struct hfile *hf, const struct rt_flow_
 	rt_rep_xmlf(out, "%s after the flow's first packet: %s -> %s: %s", when, from, to, label);
 	if (ev->flags & RT_LADDER_BAD_ICRC)
 		fputs(", bad ICRC", out);
-	size_t b, e;
-	rt_rep_frame_range(hf->rf->violations, ev->frame, &b, &e);
-	for (size_t i = b; i < e; i++) {
-		const struct rt_report_violation *v = &hf->rf->violations->items[i];
-		if (v->flow != f->id)
-			continue;
-		fprintf(out, "&#10;%s %s: ", rt_severity_name(v->severity), rt_rule_info(v->rule)->id);
-		rt_rep_xml(out, v->message);
-	}
+	tooltip_messages(out, hf, f->id, ev->frame);
 	fputs("</title>", out);
+}
+
+/* A packet row's group (the link target of its frame), its frame number and, for an error, the mark. */
+static void row_open(FILE *out, const struct hfile *hf, const struct rt_ladder_event *ev, int base)
+{
+	fprintf(out, "<g id=\"f%zu-fr%" PRIu64 "\">", hf->number, ev->frame);
+	fprintf(out, "<text class=\"frame\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%" PRIu64 "</text>", LAD_FRAME_X,
+		base, ev->frame);
+	if (ev->flags & RT_LADDER_VIOLATION)
+		fprintf(out,
+			"<circle class=\"mark\" cx=\"%d\" cy=\"%d\" r=\"7\"/><text class=\"marktext\" x=\"%d\" y=\"%d\" "
+			"text-anchor=\"middle\">!</text>",
+			LAD_MARK_X, base - 4, LAD_MARK_X, base);
+}
+
+/* The rule IDs of the row's violations, in the issues column. */
+static void row_issues_text(FILE *out, const struct hfile *hf, const struct rt_flow_info *f,
+			    const struct rt_ladder_event *ev, int base)
+{
+	char issues[64];
+	enum rt_severity worst = row_issues(hf, f->id, ev->frame, issues, sizeof issues);
+	if (!issues[0] && !(ev->flags & (RT_LADDER_VIOLATION | RT_LADDER_WARNING)))
+		return;
+	bool err = issues[0] ? worst == RT_SEV_ERROR : (ev->flags & RT_LADDER_VIOLATION) != 0;
+	fprintf(out, "<text class=\"issue t-%s\" x=\"%d\" y=\"%d\">", err ? "viol" : "warn", LAD_ISSUE_X, base);
+	rt_rep_xml(out, issues[0] ? issues : err ? "violation" : "warning");
+	fputs("</text>", out);
 }
 
 static void ladder_row(FILE *out, const struct hfile *hf, const struct rt_flow_info *f,
@@ -426,20 +492,12 @@ static void ladder_row(FILE *out, const struct hfile *hf, const struct rt_flow_i
 	int top = row_y(row), base = top + 15;
 	enum arrow_kind k = arrow_kind(ev);
 	const char *cls = kinds[k].cls;
-	char label[160], when[40], issues[64];
+	char label[160], when[40];
 	event_label(ev, label, sizeof label);
 	rt_rep_reltime(ev->ts_ns, f->first_ts_ns, when, sizeof when);
-	enum rt_severity worst = row_issues(hf, f->id, ev->frame, issues, sizeof issues);
 
-	fputs("<g>", out);
+	row_open(out, hf, ev, base);
 	row_tooltip(out, hf, f, ev, label, when);
-	fprintf(out, "<text class=\"frame\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%" PRIu64 "</text>", LAD_FRAME_X,
-		base, ev->frame);
-	if (ev->flags & RT_LADDER_VIOLATION)
-		fprintf(out,
-			"<circle class=\"mark\" cx=\"%d\" cy=\"%d\" r=\"7\"/><text class=\"marktext\" x=\"%d\" y=\"%d\" "
-			"text-anchor=\"middle\">!</text>",
-			LAD_MARK_X, base - 4, LAD_MARK_X, base);
 	int x1 = side_x(ev->from_side), x2 = side_x(!ev->from_side);
 	int dir = x2 > x1 ? 1 : -1;
 	fprintf(out,
@@ -455,16 +513,65 @@ static void ladder_row(FILE *out, const struct hfile *hf, const struct rt_flow_i
 	fprintf(out, "</text><text class=\"time\" x=\"%d\" y=\"%d\">", LAD_TIME_X, base);
 	rt_rep_xml(out, when);
 	fputs("</text>", out);
-	if (issues[0] || (ev->flags & (RT_LADDER_VIOLATION | RT_LADDER_WARNING))) {
-		bool err = issues[0] ? worst == RT_SEV_ERROR : (ev->flags & RT_LADDER_VIOLATION) != 0;
-		fprintf(out, "<text class=\"issue t-%s\" x=\"%d\" y=\"%d\">", err ? "viol" : "warn", LAD_ISSUE_X, base);
-		rt_rep_xml(out, issues[0] ? issues : err ? "violation" : "warning");
-		fputs("</text>", out);
-	}
+	row_issues_text(out, hf, f, ev, base);
 	fputs("</g>\n", out);
 }
 
-static void ladder_fold(FILE *out, const struct rt_ladder_event *ev, uint32_t row)
+/*
+ * A packet judged after the fold above it had swallowed it: its own row all
+ * the same (the violations list links here), without an arrow, since only
+ * its frame is known.
+ */
+static void ladder_folded(FILE *out, const struct hfile *hf, const struct rt_flow_info *f,
+			  const struct rt_ladder_event *ev, uint32_t row)
+{
+	int base = row_y(row) + 15;
+	row_open(out, hf, ev, base);
+	fprintf(out, "<title>frame %" PRIu64 ": a packet of the fold above, judged after it was folded", ev->frame);
+	tooltip_messages(out, hf, f->id, ev->frame);
+	fprintf(out, "</title><text class=\"fold\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">&#8627; frame %" PRIu64
+		", in the fold above (judged after it was folded)</text>",
+		(LAD_LEFT + LAD_RIGHT) / 2, base - 3, ev->frame);
+	row_issues_text(out, hf, f, ev, base);
+	fputs("</g>\n", out);
+}
+
+/* What a fold label can hold before it is squeezed to fit the diagram's width. */
+#define FOLD_LABEL_CHARS 130
+
+/* "… 96 ordinary packets: 10.0.0.1→10.0.0.2 PSN 101..148, 10.0.0.2→10.0.0.1 PSN 100..147 …" */
+static void fold_label(const struct rt_flow_info *f, const struct rt_ladder_event *ev, char *buf, size_t size)
+{
+	char ip[2][64];
+	rt_flow_format_ip(f, 0, ip[0], sizeof ip[0]);
+	rt_flow_format_ip(f, 1, ip[1], sizeof ip[1]);
+	int n = snprintf(buf, size, "\xE2\x80\xA6 %" PRIu32 " %s packet%s", ev->fold_count,
+			 (ev->flags & RT_LADDER_RETRANSMIT) ? "retransmitted" : "ordinary", ev->fold_count == 1 ? "" : "s");
+	const char *sep = ": ";
+	for (int side = 0; side < 2; side++) {
+		const struct rt_ladder_dir *d = &ev->fold_dir[side];
+		if (!d->count || n < 0 || (size_t)n >= size)
+			continue;
+		n += snprintf(buf + n, size - (size_t)n, "%s%s\xE2\x86\x92%s PSN %" PRIu32, sep, ip[side], ip[!side],
+			      d->first_psn);
+		if (d->last_psn != d->first_psn && n > 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, "..%" PRIu32, d->last_psn);
+		sep = ", ";
+	}
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " \xE2\x80\xA6");
+}
+
+/* Characters (not bytes) of a UTF-8 string. */
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+static void ladder_fold(FILE *out, const struct rt_flow_info *f, const struct rt_ladder_event *ev, uint32_t row)
 {
 	int top = row_y(row), base = top + 15;
 	/* Cut the lifelines for the row and bridge the gap with dots: time passes here. */
@@ -474,14 +581,15 @@ static void ladder_fold(FILE *out, const struct rt_ladder_event *ev, uint32_t ro
 			"<line class=\"lifedot\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>",
 			side_x(side), top + 1, side_x(side), top + LAD_ROW - 1, side_x(side), top + 1, side_x(side),
 			top + LAD_ROW - 1);
-	fprintf(out, "<text class=\"fold\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">&#8230; %" PRIu32, (LAD_LEFT + LAD_RIGHT) / 2,
-		base - 2, ev->fold_count);
-	if (ev->fold_count == 1)
-		fprintf(out, " ordinary packet (frame %" PRIu64 ", PSN %" PRIu32 ")", ev->frame, ev->psn);
-	else
-		fprintf(out, " ordinary packets (frames %" PRIu64 "&#8211;%" PRIu64 ", PSN %" PRIu32 "&#8211;%" PRIu32 ")",
-			ev->frame, ev->fold_last_frame, ev->psn, ev->fold_last_psn);
-	fputs(" &#8230;</text>\n", out);
+	char label[320];
+	fold_label(f, ev, label, sizeof label);
+	fprintf(out, "<text class=\"fold\" x=\"%d\" y=\"%d\" text-anchor=\"middle\"", (LAD_LEFT + LAD_RIGHT) / 2, base - 2);
+	/* Long addresses (IPv6) would run off the diagram: squeeze the text into its width instead. */
+	if (utf8_chars(label) > FOLD_LABEL_CHARS)
+		fprintf(out, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\"", LAD_W - 2 * LAD_MARK_X);
+	fprintf(out, "><title>frames %" PRIu64 "&#8211;%" PRIu64 "</title>", ev->frame, ev->fold_last_frame);
+	rt_rep_xml(out, label);
+	fputs("</text>\n", out);
 }
 
 static void ladder_head(FILE *out, const struct rt_flow_info *f, int height)
@@ -500,6 +608,8 @@ static void ladder_head(FILE *out, const struct rt_flow_info *f, int height)
 			fprintf(out, "QP 0x%06" PRIx32, f->side[side].qp);
 		else
 			fputs("QP ?", out);
+		if (f->side[side].rocev1)
+			fprintf(out, ", %s", rt_flow_side_versions(&f->side[side]));
 		fputs("</text>\n", out);
 	}
 	fprintf(out,
@@ -543,7 +653,9 @@ static void write_ladder(FILE *out, const struct hfile *hf, const struct rt_flow
 	for (uint32_t i = 0; i < f->ladder_count; i++) {
 		const struct rt_ladder_event *ev = &f->ladder[i];
 		if (ev->flags & RT_LADDER_FOLD)
-			ladder_fold(out, ev, i);
+			ladder_fold(out, f, ev, i);
+		else if (ev->folded)
+			ladder_folded(out, hf, f, ev, i);
 		else
 			ladder_row(out, hf, f, ev, i);
 	}
@@ -566,8 +678,9 @@ static void write_legend(FILE *out)
 			kinds[k].cls, k == K_VIOL ? " thick" : "", k == K_RTX ? " dash" : "", kinds[k].cls, kinds[k].legend);
 	}
 	fputs("<li><span style=\"color:#d32f2f;font-weight:700\">&#10007; bad ICRC</span></li>\n"
-	      "<li><span class=\"fold\" style=\"color:#6b7680;font-style:italic\">&#8230; N ordinary packets &#8230;"
-	      "</span>&nbsp;folded rows</li>\n</ul>\n",
+	      "<li><span class=\"fold\" style=\"color:#6b7680;font-style:italic\">&#8230; N ordinary packets: "
+	      "A&#8594;B PSN x..y, B&#8594;A PSN u..v &#8230;</span>&nbsp;folded rows (a packet a rule judged "
+	      "later gets its own row after its fold)</li>\n</ul>\n",
 	      out);
 }
 
@@ -610,10 +723,12 @@ static void flow_sides(FILE *out, const struct rt_flow_info *f)
 		rt_rep_endpoint(f, side, ep, sizeof ep);
 		fprintf(out, "<tr><th>%s</th><td>", side ? "right" : "left");
 		rt_rep_xml(out, ep);
+		if (s->packets && s->rocev2)
+			fprintf(out, ", UDP source port %u", s->udp_sport);
 		if (s->packets)
-			fprintf(out, ", UDP source port %u: %" PRIu64 " packet%s (%" PRIu64 " request%s, %" PRIu64
+			fprintf(out, ": %" PRIu64 " packet%s (%" PRIu64 " request%s, %" PRIu64
 				" response%s)",
-				s->udp_sport, s->packets, s->packets == 1 ? "" : "s", s->requests,
+				s->packets, s->packets == 1 ? "" : "s", s->requests,
 				s->requests == 1 ? "" : "s", s->responses, s->responses == 1 ? "" : "s");
 		else
 			fputs(": sent nothing in this capture", out);
@@ -713,8 +828,8 @@ static void write_file(FILE *out, const struct hfile *hf, bool heading)
 		fputs("</h2>\n", out);
 	}
 	write_summary(out, hf);
-	write_rule_table(out, hf);
 	write_violations(out, hf);
+	write_rule_table(out, hf);
 	size_t n = rt_checker_flow_count(c);
 	fprintf(out, "<h3 id=\"f%zu-flows\">Flows (%zu)</h3>\n", hf->number, n);
 	if (n) {

@@ -52,8 +52,11 @@ static void write_endpoint(FILE *out, const struct rt_flow_info *f, int side)
 	rt_flow_format_ip(f, side, ip, sizeof ip);
 	key_str(out, "{", "ip", ip);
 	key_opt_u64(out, ",", "qp", s->qp_known, s->qp);
-	fprintf(out, ",\"udp_sport\":%u,\"packets\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64,
-		s->udp_sport, s->packets, s->requests, s->responses);
+	/* A side that sent only RoCE v1 has no UDP source port. */
+	key_opt_u64(out, ",", "udp_sport", !s->rocev1 || s->rocev2, s->udp_sport);
+	fprintf(out, ",\"roce_versions\":[%s],\"packets\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"responses\":%" PRIu64,
+		s->rocev1 && s->rocev2 ? "1,2" : s->rocev1 ? "1" : s->rocev2 ? "2" : "", s->packets, s->requests,
+		s->responses);
 	key_opt_u64(out, ",", "pmtu", s->pmtu != 0, s->pmtu);
 	fprintf(out, ",\"pmtu_inferred\":%s", json_bool(s->pmtu_inferred));
 	key_opt_u64(out, ",", "pmtu_frame", s->pmtu_frame != 0, s->pmtu_frame);

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The JUnit XML report, for the test views of GitLab, Jenkins and GitHub.
- * One <testsuite> per capture; in it one <testcase> per rule and flow the
- * rule was evaluated on (classname rocetest.FILE.flowN, name the rule ID),
- * and a classname rocetest.FILE.capture case per rule for what no flow
- * covers: packets outside any tracked flow, and rules that met nothing to
- * check (skipped). Error violations fail a case; warnings do not, they go
- * to its <system-out>. A capture not checked to its end (a record cut
- * mid-way, a read error, nothing left by the snap length) adds a case
- * "capture" of class rocetest.FILE.capture in <error type="incomplete">
- * first, so the suite is never all green. The shape validates against the Jenkins junit-10
- * schema (harness/tests/integration/junit.xsd).
+ * One <testsuite> per capture. In it, by default (rt_report_junit), one
+ * <testcase> per enabled rule (classname rocetest.FILE, name the rule ID):
+ * its failure lists the violations of every flow ("flow 3, frame 812:
+ * message"), the first JUNIT_RULE_LINES of them, so a capture of thousands
+ * of QPs still gives a few dozen cases. Rules that met nothing to check are
+ * skipped with the reason.
+ *
+ * rt_report_junit_per_flow keeps the older layout: one <testcase> per rule
+ * and flow the rule was evaluated on (classname rocetest.FILE.flowN), and a
+ * classname rocetest.FILE.capture case per rule for what no flow covers:
+ * packets outside any tracked flow, and rules that met nothing to check.
+ *
+ * In both, error violations fail a case; warnings do not, they go to its
+ * <system-out>. A capture not checked to its end (a record cut mid-way, a
+ * read error, nothing left by the snap length) adds a case "capture" of
+ * class rocetest.FILE.capture in <error type="incomplete"> first, so the
+ * suite is never all green. The shape validates against the Jenkins
+ * junit-10 schema (harness/tests/integration/junit.xsd).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,14 +28,20 @@
 #include "util.h"
 
 /* Violation messages listed per test case; the rest are counted. */
-#define JUNIT_MAX_LINES 50
+#define JUNIT_MAX_LINES 50	/* a rule in one flow */
+#define JUNIT_RULE_LINES 100	/* a rule over the whole capture */
 
-/* One test case: a rule in one scope (a flow, or flow 0: the rest of the capture). */
+/*
+ * One test case: a rule over the whole capture (whole), or in one scope (a
+ * flow, or flow 0: the rest of the capture).
+ */
 struct jcase {
+	bool whole;
 	uint32_t flow;
 	enum rt_rule rule;
 	uint64_t checked, violations, not_evaluated;
 	uint64_t errors, warnings;
+	uint64_t flows;		/* whole: tracked flows with violations of the rule */
 };
 
 enum jcase_outcome { JCASE_PASS, JCASE_FAIL, JCASE_SKIP };
@@ -50,6 +64,8 @@ struct jcounts {
 };
 
 typedef void jcase_fn(FILE *out, const struct jfile *jf, const struct jcase *k, struct jcounts *n);
+/* A layout: calls fn for every test case of one capture, in order. */
+typedef void jcase_each(FILE *out, const struct jfile *jf, jcase_fn *fn, struct jcounts *n);
 
 static void fill_case(struct jcase *k, const struct jfile *jf, uint32_t flow, enum rt_rule rule, uint64_t checked,
 		      uint64_t violations, uint64_t not_evaluated)
@@ -64,9 +80,12 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+/* ---- One case per rule and flow (--junit-per-flow) -------------------------------- */
+
 /*
- * Calls fn for every test case of one capture, flows first. Run twice: once
- * to count (the <testsuite> attributes come before its cases), once to write.
+ * Calls fn for every test case of one capture, flows first. Each layout is
+ * run twice: once to count (the <testsuite> attributes come before its
+ * cases), once to write.
  */
 static void each_case(FILE *out, const struct jfile *jf, jcase_fn *fn, struct jcounts *n)
 {
@@ -103,6 +122,59 @@ static void each_case(FILE *out, const struct jfile *jf, jcase_fn *fn, struct jc
 	}
 }
 
+/* ---- One case per rule ---------------------------------------------------------- */
+
+/*
+ * The next kept violation of the case from *pos on (a position in the list
+ * for a whole-capture case, in the index for a flow's), or NULL. Start at 0.
+ */
+static const struct rt_report_violation *next_violation(const struct jfile *jf, const struct jcase *k, size_t *pos)
+{
+	if (k->whole) {
+		const struct rt_violation_list *l = jf->rf->violations;
+		for (; l && *pos < l->count; (*pos)++)
+			if (l->items[*pos].rule == k->rule)
+				return &l->items[(*pos)++];
+		return NULL;
+	}
+	size_t b, e;
+	rt_rep_index_range(jf->ix, k->flow, k->rule, &b, &e);
+	if (*pos < b)
+		*pos = b;
+	return *pos < e ? rt_rep_index_at(jf->ix, (*pos)++) : NULL;
+}
+
+/* The rule over the whole capture: the counts of every scope, the errors split as rt_rep_split does. */
+static void fill_rule_case(struct jcase *k, const struct jfile *jf, enum rt_rule rule)
+{
+	const struct rt_checker *c = jf->rf->checker;
+	const struct rt_rule_counts *t = &rt_checker_verdicts(c)->total;
+	*k = (struct jcase){ .whole = true, .rule = rule, .checked = t->checked[rule],
+			     .violations = t->violations[rule], .not_evaluated = t->not_evaluated[rule] };
+	for (size_t i = 0; i < rt_checker_flow_count(c); i++)
+		k->flows += rt_checker_flow(c, i)->rules.violations[rule] != 0;
+	size_t pos = 0;
+	const struct rt_report_violation *v;
+	while ((v = next_violation(jf, k, &pos)))
+		*(v->severity == RT_SEV_ERROR ? &k->errors : &k->warnings) += 1;
+	uint64_t unlisted = minus(k->violations, k->errors + k->warnings);
+	*(rt_rule_info(rule)->severity == RT_SEV_ERROR ? &k->errors : &k->warnings) += unlisted;
+}
+
+static void each_rule_case(FILE *out, const struct jfile *jf, jcase_fn *fn, struct jcounts *n)
+{
+	const struct rt_check_config *cfg = rt_checker_config(jf->rf->checker);
+	struct jcase k;
+	for (int r = 0; r < RT_RULE_COUNT; r++) {
+		if (!cfg->enabled[r])
+			continue;
+		fill_rule_case(&k, jf, (enum rt_rule)r);
+		fn(out, jf, &k, n);
+	}
+}
+
+/* ---- Writing the cases ----------------------------------------------------------- */
+
 static void count_case(FILE *out, const struct jfile *jf, const struct jcase *k, struct jcounts *n)
 {
 	(void)out;
@@ -114,55 +186,63 @@ static void count_case(FILE *out, const struct jfile *jf, const struct jcase *k,
 }
 
 /*
- * The kept violations of the case with one severity, one "frame N: message"
- * line each, JUNIT_MAX_LINES at most; then how many more there were of the
- * `total` (which counts those past the list's cap too).
+ * The kept violations of the case with one severity, one line each ("frame
+ * N: message", a whole-capture case "flow F, frame N: message"), up to the
+ * layout's cap; then how many more there were of the `total` (which counts
+ * those past the list's cap too).
  */
 static void write_lines(FILE *out, const struct jfile *jf, const struct jcase *k, enum rt_severity sev,
 			uint64_t total)
 {
-	size_t b, e;
-	uint64_t shown = 0;
-	rt_rep_index_range(jf->ix, k->flow, k->rule, &b, &e);
-	for (size_t i = b; i < e && shown < JUNIT_MAX_LINES; i++) {
-		const struct rt_report_violation *v = rt_rep_index_at(jf->ix, i);
+	uint64_t shown = 0, cap = k->whole ? JUNIT_RULE_LINES : JUNIT_MAX_LINES;
+	size_t pos = 0;
+	const struct rt_report_violation *v;
+	while (shown < cap && (v = next_violation(jf, k, &pos))) {
 		if (v->severity != sev)
 			continue;
+		if (k->whole && v->flow)
+			fprintf(out, "flow %" PRIu32 ", ", v->flow);
 		fprintf(out, "frame %" PRIu64 ": ", v->frame);
 		rt_rep_xml(out, v->message);
 		fputc('\n', out);
 		shown++;
 	}
 	if (total > shown)
-		fprintf(out, "... %" PRIu64 " more\n", total - shown);
+		fprintf(out, k->whole ? "... and %" PRIu64 " more\n" : "... %" PRIu64 " more\n", total - shown);
 }
 
-static const char *first_message(const struct jfile *jf, const struct jcase *k, enum rt_severity sev,
-				 uint64_t *frame)
+static const struct rt_report_violation *first_violation(const struct jfile *jf, const struct jcase *k,
+							 enum rt_severity sev)
 {
-	size_t b, e;
-	rt_rep_index_range(jf->ix, k->flow, k->rule, &b, &e);
-	for (size_t i = b; i < e; i++) {
-		const struct rt_report_violation *v = rt_rep_index_at(jf->ix, i);
-		if (v->severity == sev) {
-			*frame = v->frame;
-			return v->message;
-		}
-	}
+	size_t pos = 0;
+	const struct rt_report_violation *v;
+	while ((v = next_violation(jf, k, &pos)))
+		if (v->severity == sev)
+			return v;
 	return NULL;
+}
+
+/* The failure's message attribute: how many, (whole capture: in how many flows,) the first. */
+static void failure_message(FILE *out, const struct jcase *k, const struct rt_report_violation *first)
+{
+	const char *id = rt_rule_info(k->rule)->id;
+	char flows[48] = "";
+	if (k->whole && k->flows)
+		snprintf(flows, sizeof flows, " in %" PRIu64 " flow%s", k->flows, k->flows == 1 ? "" : "s");
+	rt_rep_xmlf(out, "%" PRIu64 " violation%s of %s%s", k->errors, k->errors == 1 ? "" : "s", id, flows);
+	if (!first)
+		return;
+	if (k->whole && first->flow)
+		rt_rep_xmlf(out, ", first at frame %" PRIu64 " (flow %" PRIu32 "): %s", first->frame, first->flow,
+			    first->message);
+	else
+		rt_rep_xmlf(out, ", first at frame %" PRIu64 ": %s", first->frame, first->message);
 }
 
 static void write_failure(FILE *out, const struct jfile *jf, const struct jcase *k)
 {
-	const char *id = rt_rule_info(k->rule)->id;
-	uint64_t frame = 0;
-	const char *msg = first_message(jf, k, RT_SEV_ERROR, &frame);
-	fprintf(out, "      <failure type=\"%s\" message=\"", id);
-	if (msg)
-		rt_rep_xmlf(out, "%" PRIu64 " violation%s of %s, first at frame %" PRIu64 ": %s", k->errors,
-			    k->errors == 1 ? "" : "s", id, frame, msg);
-	else
-		rt_rep_xmlf(out, "%" PRIu64 " violation%s of %s", k->errors, k->errors == 1 ? "" : "s", id);
+	fprintf(out, "      <failure type=\"%s\" message=\"", rt_rule_info(k->rule)->id);
+	failure_message(out, k, first_violation(jf, k, RT_SEV_ERROR));
 	fputs("\">", out);
 	write_lines(out, jf, k, RT_SEV_ERROR, k->errors);
 	fputs("</failure>\n", out);
@@ -174,7 +254,9 @@ static void write_case(FILE *out, const struct jfile *jf, const struct jcase *k,
 	const struct rt_rule_info *ri = rt_rule_info(k->rule);
 	fprintf(out, "    <testcase name=\"%s\" classname=\"rocetest.", ri->id);
 	rt_rep_xml(out, jf->base);
-	if (k->flow)
+	if (k->whole)
+		fputs("\" time=\"0\"", out);
+	else if (k->flow)
 		fprintf(out, ".flow%" PRIu32 "\" time=\"0\"", k->flow);
 	else
 		fputs(".capture\" time=\"0\"", out);
@@ -250,7 +332,7 @@ static void write_incomplete(FILE *out, const struct jfile *jf)
 	      out);
 }
 
-static void write_suite(FILE *out, const struct jfile *jf, const struct jcounts *n)
+static void write_suite(FILE *out, const struct jfile *jf, const struct jcounts *n, jcase_each *each)
 {
 	fputs("  <testsuite name=\"", out);
 	rt_rep_xml(out, jf->rf->file);
@@ -261,11 +343,11 @@ static void write_suite(FILE *out, const struct jfile *jf, const struct jcounts 
 	write_properties(out, jf->rf->checker);
 	if (jf->rf->incomplete)
 		write_incomplete(out, jf);
-	each_case(out, jf, write_case, NULL);
+	each(out, jf, write_case, NULL);
 	fputs("  </testsuite>\n", out);
 }
 
-int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out)
+static int write_junit(const struct rt_report_file *files, size_t n, FILE *out, jcase_each *each)
 {
 	struct rt_rep_index *ix = calloc(n ? n : 1, sizeof *ix);
 	struct jcounts *counts = calloc(n ? n : 1, sizeof *counts);
@@ -277,7 +359,7 @@ int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out)
 		if (rc)
 			break;
 		struct jfile jf = { .rf = &files[i], .ix = &ix[i], .base = rt_rep_basename(files[i].file) };
-		each_case(out, &jf, count_case, &counts[i]);
+		each(out, &jf, count_case, &counts[i]);
 		if (files[i].incomplete) {
 			counts[i].tests++;
 			counts[i].errors++;
@@ -295,7 +377,7 @@ int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out)
 			all.tests, all.failures, all.errors, secs);
 		for (size_t i = 0; i < n; i++) {
 			struct jfile jf = { .rf = &files[i], .ix = &ix[i], .base = rt_rep_basename(files[i].file) };
-			write_suite(out, &jf, &counts[i]);
+			write_suite(out, &jf, &counts[i], each);
 		}
 		fputs("</testsuites>\n", out);
 		rc = rt_rep_finish(out);
@@ -305,4 +387,14 @@ int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out)
 	free(ix);
 	free(counts);
 	return rc;
+}
+
+int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out)
+{
+	return write_junit(files, n, out, each_rule_case);
+}
+
+int rt_report_junit_per_flow(const struct rt_report_file *files, size_t n, FILE *out)
+{
+	return write_junit(files, n, out, each_case);
 }

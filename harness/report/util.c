@@ -229,10 +229,14 @@ void rt_rep_endpoint(const struct rt_flow_info *f, int side, char *buf, size_t s
 {
 	char ip[64];
 	rt_flow_format_ip(f, side, ip, sizeof ip);
+	/* A RoCE v1 side has no UDP port to tell it by: say so wherever the side is named. */
+	char v1[24] = "";
+	if (f->side[side].rocev1)
+		snprintf(v1, sizeof v1, " (%s)", rt_flow_side_versions(&f->side[side]));
 	if (f->side[side].qp_known)
-		snprintf(buf, size, "%s QP 0x%06" PRIx32, ip, f->side[side].qp);
+		snprintf(buf, size, "%s QP 0x%06" PRIx32 "%s", ip, f->side[side].qp, v1);
 	else
-		snprintf(buf, size, "%s QP ?", ip);
+		snprintf(buf, size, "%s QP ?%s", ip, v1);
 }
 
 void rt_rep_opcode(uint8_t opcode, char *buf, size_t size)

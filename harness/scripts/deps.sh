@@ -15,22 +15,28 @@
 # groups: build  compiler, libpcap, libdeflate        (make, and everything)
 #         check  Check, python3                       (make check: unit, CLI and vector tests)
 #         test   tshark, clang with libFuzzer, zlib, scapy, xmllint (JUnit
-#                schema), headless Chromium (renders the HTML reports)
+#                schema), headless Chromium (renders the HTML reports),
+#                iproute2 and capsh (hardware mode over veth)
 #                                                     (make test, fuzz, sanitize, bench)
 #         rtl    Verilator, Yosys, g++                (make conformance, rtl-test, synth-check)
 #         doc    help2man, man-db                     (man pages: make man, install, test)
 #         fresh  mmdebstrap                           (make fresh-check)
+#         dissector  libwireshark-dev, GLib headers, tshark
+#                                                     (make dissector, install-dissector, test)
+#         gui    wireshark-qt, Xvfb, xwd, netpbm, xdotool (make dissector-screenshot)
 set -euo pipefail
 
 declare -A GROUP_PACKAGES=(
 	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev"
 	[check]="check python3"
-	[test]="tshark clang libclang-rt-dev zlib1g-dev python3-scapy time libxml2-utils chromium"
+	[test]="tshark clang libclang-rt-dev zlib1g-dev python3-scapy time libxml2-utils chromium iproute2 libcap2-bin"
 	[rtl]="g++ verilator yosys"
 	[doc]="help2man man-db"
 	[fresh]="mmdebstrap"
+	[dissector]="libwireshark-dev libglib2.0-dev tshark"
+	[gui]="wireshark-qt xvfb x11-apps netpbm xdotool"
 )
-GROUP_ORDER="build check test rtl doc fresh"
+GROUP_ORDER="build check test rtl doc fresh dissector gui"
 
 config=""
 groups=()
@@ -42,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--list)
 		for g in $GROUP_ORDER; do printf '%-6s %s\n' "$g" "${GROUP_PACKAGES[$g]}"; done
 		exit 0 ;;
-	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 	*)
 		if [ -z "${GROUP_PACKAGES[$1]+x}" ]; then
 			echo "deps.sh: unknown group '$1' (known: $GROUP_ORDER)" >&2
@@ -124,6 +130,14 @@ group_config() {
 		on_path help2man ;;
 	fresh)
 		on_path mmdebstrap ;;
+	dissector)
+		on_path tshark
+		# -isystem: Wireshark's and GLib's headers are not held to our warning flags.
+		pc_var WIRESHARK wireshark | sed 's/ -I/ -isystem /g'
+		echo "WIRESHARK_PLUGINDIR := $(pkg-config --variable=plugindir wireshark)"
+		echo "WIRESHARK_PREFIX := $(pkg-config --variable=prefix wireshark)" ;;
+	gui)
+		for t in wireshark Xvfb xwd xwdtopnm pnmtopng xdotool; do on_path "$t"; done ;;
 	esac
 }
 

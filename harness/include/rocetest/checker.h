@@ -23,6 +23,8 @@
 #include "rocetest/packet.h"
 #include "rocetest/rules.h"
 
+struct rt_frame_result;
+
 struct rt_check_config {
 	uint32_t pmtu;			/* --pmtu; 0: inferred per flow from First/Middle packets */
 	bool have_timeout;		/* --timeout-us given */
@@ -34,7 +36,14 @@ struct rt_check_config {
 	uint32_t ladder_flows;		/* flows whose ladder events are kept (0: none) */
 	/* Called for every violation, at once or when a deferred rule is decided. */
 	void (*on_violation)(void *ctx, const struct rt_violation *v);
-	void *ctx;
+	/*
+	 * Called for every packet of a tracked flow once the checker is done
+	 * with it: the parsed packet (ICRC verified) and its flow, side and
+	 * flags (rt_checker_last_frame()). For front ends that build on the
+	 * flows (rocetest diff); NULL: none.
+	 */
+	void (*on_packet)(void *ctx, const struct rt_packet *p, const struct rt_frame_result *r, int64_t ts_ns);
+	void *ctx;		/* handed to both */
 };
 #define RT_CHECK_DEFAULT_MAX_FLOWS 4096u
 
@@ -53,7 +62,9 @@ const char *rt_check_config_missing(const struct rt_check_config *cfg, enum rt_r
 /*
  * A flow is one connection: two IP endpoints and their two QPs (RC, UC), or
  * one sender's packets to one QP (UD). Side 0 is the endpoint that sent the
- * flow's first packet in the capture.
+ * flow's first packet in the capture. A RoCE v1 endpoint whose GID is
+ * IPv4-mapped (::ffff:a.b.c.d) is named by that IPv4 address, so a host
+ * sending RoCE v1 and a peer answering in RoCE v2 form one flow.
  */
 #define RT_FLOW_MAX_NOTES 8
 #define RT_FLOW_NOTE_BYTES 160
@@ -65,7 +76,7 @@ enum rt_ladder_flags {
 	RT_LADDER_RETRANSMIT = 1u << 2, /* a PSN sent again */
 	RT_LADDER_VIOLATION = 1u << 3,  /* a rule broke at this frame (error) */
 	RT_LADDER_WARNING = 1u << 4,	  /* a warning at this frame */
-	RT_LADDER_FOLD = 1u << 5,	  /* stands for fold_count ordinary packets */
+	RT_LADDER_FOLD = 1u << 5,	  /* stands for fold_count ordinary (or retransmitted) packets */
 	RT_LADDER_CNP = 1u << 6,
 	RT_LADDER_BAD_ICRC = 1u << 7,
 };
@@ -79,17 +90,30 @@ struct rt_ladder_event {
 	uint8_t syndrome;	/* AETH syndrome when the packet has an AETH */
 	uint32_t psn;
 	uint32_t payload_len;
-	/* RT_LADDER_FOLD: how many packets, the last one's frame and PSN. */
+	/*
+	 * RT_LADDER_FOLD: how many packets (frame is the first one's), the last
+	 * one's frame, and per sending side how many and their first and last PSN.
+	 */
 	uint32_t fold_count;
 	uint64_t fold_last_frame;
-	uint32_t fold_last_psn;
+	struct rt_ladder_dir {
+		uint32_t count, first_psn, last_psn;
+	} fold_dir[2];
+	/*
+	 * A packet of the fold drawn before it that a rule judged only after it
+	 * was folded: the row keeps frame and flags; the packet's own fields are
+	 * not known. Rows stay in frame order (a fold sorts by its first frame).
+	 */
+	bool folded;
 };
 
 struct rt_flow_side {
 	uint8_t ip[16];
 	uint32_t qp;		/* this side's QP number */
 	bool qp_known;		/* seen as the destination QP of a packet */
-	uint16_t udp_sport;	/* first UDP source port this side used */
+	uint16_t udp_sport;	/* first UDP source port this side used (RoCE v2 packets only) */
+	bool rocev1;		/* sent RoCE v1 packets (GRH, no UDP header) */
+	bool rocev2;		/* sent RoCE v2 packets (UDP) */
 	uint64_t packets;
 	uint64_t requests;
 	uint64_t responses;
@@ -132,6 +156,22 @@ void rt_checker_free(struct rt_checker *c);
 void rt_checker_frame(struct rt_checker *c, enum rt_link link, uint64_t frame, int64_t ts_ns,
 		      const uint8_t *data, uint32_t caplen, uint32_t wirelen);
 
+/*
+ * What the checker made of the frame rt_checker_frame() was last given, for
+ * front ends that annotate each packet (the Wireshark plugin): its flow (0
+ * when it belongs to none: not RoCE, malformed, an unsupported opcode, the
+ * flow table full), the side that sent it, and its enum rt_ladder_flags
+ * (NAK, RNR, RETRANSMIT, CNP, BAD_ICRC; VIOLATION and WARNING only for rules
+ * decided at this frame: later decisions reach on_violation alone).
+ */
+struct rt_frame_result {
+	uint64_t frame;
+	uint32_t flow;
+	uint8_t side;
+	uint8_t flags;
+};
+const struct rt_frame_result *rt_checker_last_frame(const struct rt_checker *c);
+
 /* The capture ended: decides the rules that waited for later packets. Call once. */
 void rt_checker_finish(struct rt_checker *c);
 
@@ -153,5 +193,8 @@ const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i)
 
 /* The printable IP address of one side of a flow ("10.0.0.1", "fe80::1"). */
 void rt_flow_format_ip(const struct rt_flow_info *f, int side, char *buf, size_t size);
+
+/* What a side sent: "RoCE v1", "RoCE v2", "RoCE v1 and v2" or "nothing". */
+const char *rt_flow_side_versions(const struct rt_flow_side *s);
 
 #endif

@@ -51,6 +51,10 @@ struct rt_cm_msg {
 	uint32_t dma_length, n_transfers, frequency;
 };
 
+/* The names of req_type and ack_type values ("OPEN_QP", "NO_QP"; "reserved" for codes cm-frame.md leaves open). */
+const char *rt_cm_req_name(unsigned req);
+const char *rt_cm_ack_name(unsigned ack);
+
 /* The 64-byte payload and back (24-bit fields keep only their 24 bits). */
 void rt_cm_encode(const struct rt_cm_msg *m, uint8_t payload[RT_CM_PAYLOAD_BYTES]);
 void rt_cm_decode(const uint8_t payload[RT_CM_PAYLOAD_BYTES], struct rt_cm_msg *m);

@@ -102,6 +102,7 @@ enum rt_qp_bug {
 	RT_BUG_GO_BACK_WRONG,	/* after a NAK sequence error, resend from the PSN after the NAK's */
 	RT_BUG_RNR_EARLY,	/* resend after an RNR NAK without waiting for its timer */
 	RT_BUG_RETRANSMIT_ALTER,/* a retransmitted packet carries other payload bytes */
+	RT_BUG_PSN_IN_READ,	/* the request after a READ of several responses takes the READ's PSN + 1 */
 	/* Responder behaviour. */
 	RT_BUG_ACCEPT_GAP,	/* take a request past a PSN gap as if it were expected */
 	RT_BUG_ACK_AHEAD,	/* one ACK acknowledges 16 PSNs more than were received */
@@ -122,6 +123,7 @@ struct rt_qp_config {
 	uint8_t mac[6];
 	uint8_t peer_mac[6];
 	uint8_t ip_version;	/* 4 or 6 */
+	uint8_t roce_version;	/* 2 (0 too): RoCE v2 (UDP); 1: RoCE v1 (a GRH, Ethertype 0x8915). Either is received. */
 	uint8_t ip[16];
 	uint8_t peer_ip[16];
 	bool vlan;

@@ -172,6 +172,15 @@ struct rt_packet {
 	uint32_t roce_end;	/* one past the ICRC: the end of the RoCE packet */
 	bool truncated;		/* caplen < roce_end: part of the packet was not captured */
 	uint32_t icrc_wire;	/* the ICRC as sent (valid when !truncated) */
+
+	/*
+	 * Set by rt_icrc_verify() (icrc.h), which the checker calls once per
+	 * packet; rt_parse() leaves them 0. Every later ICRC question about the
+	 * packet is answered from here.
+	 */
+	bool icrc_done;
+	uint32_t icrc_computed;	/* the ICRC the bytes call for (0 when truncated) */
+	uint32_t payload_crc;	/* CRC-32 of the payload alone (0 when truncated or empty) */
 };
 
 /*

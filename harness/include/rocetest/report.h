@@ -58,6 +58,12 @@ struct rt_report_file {
  */
 int rt_report_json(const struct rt_report_file *files, size_t n, FILE *out);
 int rt_report_junit(const struct rt_report_file *files, size_t n, FILE *out);
+/*
+ * JUnit: rt_report_junit writes one test case per rule (its violations in
+ * every flow listed in it); this one the older layout, one test case per
+ * rule and flow (`rocetest check --junit-per-flow`).
+ */
+int rt_report_junit_per_flow(const struct rt_report_file *files, size_t n, FILE *out);
 int rt_report_html(const struct rt_report_file *files, size_t n, FILE *out);
 
 /* Adds v to the list (sorted insert by frame; past cap only counted). 0, or -1 out of memory. */

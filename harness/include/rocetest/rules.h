@@ -172,8 +172,15 @@ struct rt_verdicts {
 /* All rules enabled, counters zero, no callback. */
 void rt_verdicts_init(struct rt_verdicts *v);
 
-/* A rule held (counted as checked). */
-void rt_verdict_pass(struct rt_verdicts *v, enum rt_rule rule);
+/* A rule held (counted as checked). Inline: every packet passes a dozen or more. */
+static inline void rt_verdict_pass(struct rt_verdicts *v, enum rt_rule rule)
+{
+	if (!v->enabled[rule])
+		return;
+	v->total.checked[rule]++;
+	if (v->flow_counts)
+		v->flow_counts->checked[rule]++;
+}
 /* A rule could not be evaluated for this packet or flow. */
 void rt_verdict_not_evaluated(struct rt_verdicts *v, enum rt_rule rule);
 /* A rule broke: counted as checked and violated; the message is formatted only here. */

@@ -168,8 +168,19 @@ const char *const *rt_run_suite_names(size_t *n);
 /* Whether spec belongs to suite (or suite is "all"). */
 bool rt_run_in_suite(const struct rt_run_spec *spec, const char *suite);
 
+/* The two ends' Ethernet and IPv4 (host order) addresses: the host the harness plays and the device. */
+struct rt_run_addrs {
+	uint8_t host_mac[6];
+	uint32_t host_ip;
+	uint8_t dut_mac[6];
+	uint32_t dut_ip;
+};
+/* Host 02:00:00:00:ab:00 10.0.1.100, device 02:00:00:00:00:01 10.0.0.1 (a simulated device's). */
+void rt_run_addrs_default(struct rt_run_addrs *a);
+
 struct rt_run_options {
 	uint64_t seed;
+	const struct rt_run_addrs *addrs;	/* NULL: rt_run_addrs_default */
 	const char *dir;		/* captures go to DIR/SUITE-NAME.pcap (NULL: none) */
 	uint32_t ladder_flows;		/* flows with ladder rows kept for the report */
 	/* Each violation the checker finds, and the finished checker before it is freed. */

@@ -4,7 +4,8 @@
  * Two model QPs joined by a simulated link, run in virtual time. The link
  * serialises frames at its rate, delays them, and applies the faults a test
  * asks for (drop, duplicate, reorder, delay, corrupt, ECN-mark) to chosen
- * frames. A tap reports every frame where a capture would see it.
+ * frames. A tap reports every frame where a capture would see it, in the
+ * order the capture records them; a frame a miss fault hits is left out.
  *
  * Deterministic: the same configuration, work and seed give the same frames
  * at the same times.
@@ -31,6 +32,12 @@ struct rt_sim_config {
 	int64_t delay_ns;	/* one-way propagation delay */
 	uint64_t rate_bps;	/* link rate; 0: 100 Gb/s */
 	enum rt_tap tap;
+	/*
+	 * RT_TAP_A/B only: the tapped node's own frames are recorded this long
+	 * after they leave, as by a mirror port or ibdump that reads the port's
+	 * sent frames from a queue lagging behind its received ones; 0: none.
+	 */
+	int64_t tap_skew_ns;
 	int64_t time_limit_ns;	/* stop here even if work remains (0: 10 s) */
 	uint64_t seed;		/* memory contents */
 	struct rt_fault faults[RT_SIM_MAX_FAULTS];
@@ -40,7 +47,7 @@ void rt_sim_config_init(struct rt_sim_config *cfg);
 
 /* A frame at the tap. */
 struct rt_tap_frame {
-	int64_t time_ns;
+	int64_t time_ns;	/* when the capture records it */
 	uint8_t dir;		/* 0: a to b */
 	const uint8_t *data;
 	uint32_t len;

@@ -29,6 +29,7 @@ enum rt_fault_kind {
 	RT_FAULT_DELAY,		/* it arrives delay_ns later than it would */
 	RT_FAULT_CORRUPT,	/* one payload (or header) byte flipped: the ICRC no longer matches */
 	RT_FAULT_MARK_CE,	/* IP ECN set to CE (the ICRC does not cover it) */
+	RT_FAULT_MISS,		/* it arrives as sent, but the simulation's tap (sim.h) leaves it out, as ibdump drops packets */
 };
 const char *rt_fault_kind_name(enum rt_fault_kind k);
 
@@ -62,6 +63,7 @@ struct rt_link_stats {
 	uint64_t delayed;
 	uint64_t corrupted;
 	uint64_t marked;
+	uint64_t missed;	/* marked to be left out of a capture */
 	uint64_t overflow;	/* dropped because the in-flight queue was full */
 };
 /* A frame that has arrived. data stays valid until the next call on the link. */
@@ -72,6 +74,7 @@ struct rt_wire_frame {
 	uint32_t len;
 	enum rt_qp_bug bug;	/* the misbehaviour its sender put into it */
 	bool faulted;		/* a fault altered it (corrupt, CE) */
+	bool missed;		/* a miss fault hit it: a capture leaves it out */
 };
 
 struct rt_wire;
@@ -93,6 +96,8 @@ uint8_t *rt_wire_frame_buffer(struct rt_wire *link, unsigned dir);
  */
 int64_t rt_wire_send(struct rt_wire *link, unsigned dir, int64_t now, uint8_t *frame, uint32_t len,
 		     enum rt_qp_bug bug);
+/* Whether a miss fault hit the frame rt_wire_send last put on dir (a capture at the sender leaves it out). */
+bool rt_wire_last_missed(const struct rt_wire *link, unsigned dir);
 /* When the transmitter of dir is free again. */
 int64_t rt_wire_tx_free(const struct rt_wire *link, unsigned dir);
 /* The earliest arrival in flight (INT64_MAX: none). */

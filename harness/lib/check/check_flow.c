@@ -16,7 +16,6 @@
  * stream shows loss before the capture point ("lossy"), rules that loss can
  * imitate resynchronise instead of failing.
  */
-#include <libdeflate.h>
 #include <stdlib.h>
 
 #include "check_flow.h"
@@ -50,11 +49,10 @@ struct psn_slot *flow_window_slot(struct psn_slot **w, uint32_t psn, bool create
 	return &(*w)[psn % PSN_WINDOW];
 }
 
+/* Computed with the ICRC, in the same pass over the payload (checker.c). */
 uint32_t flow_payload_crc(const struct rt_packet *p)
 {
-	if (p->truncated || !p->payload_len)
-		return 0;
-	return (uint32_t)libdeflate_crc32(0, p->frame + p->payload_off, p->payload_len);
+	return p->payload_crc;
 }
 
 /* The capture lacks packets of this stream: rules that loss can imitate resynchronise from now on. */
@@ -64,6 +62,12 @@ void flow_capture_misses(struct stream *st)
 		st->misses++;	/* one packet is one sign, however many checks it settles */
 	st->miss_now = true;
 	st->lossy = true;
+}
+
+/* Signs, in both directions, that the capture lacks packets the endpoints exchanged. */
+uint32_t flow_misses(const struct flow *f)
+{
+	return f->stream[0].misses + f->stream[1].misses;
 }
 
 /* The responder has everything up to and including upto (an ACK, or implied by a NAK). */
@@ -78,6 +82,7 @@ void flow_ack_progress(struct checker_env *env, struct flow *f, struct stream *s
 		st->retry_count = 0;
 	}
 	flow_rsp_acks_cover(env, st, upto);
+	flow_read_implicit_nak(st, upto);
 	/* One answer is one sign that the capture lacks packets, however many checks it settles. */
 	bool missed = flow_seq_gaps_acked(st, upto);
 	if (flow_req_go_back_proven(env, f, st, upto))
@@ -100,6 +105,11 @@ static void request_span(const struct checker_env *env, const struct flow *f, co
 	uint32_t pmtu = flow_side_pmtu(env, f, !pc->side);
 	if (!pmtu)
 		pmtu = flow_side_pmtu(env, f, pc->side);
+	if (!(pc->p->ext_present & RT_EXT_RETH)) {
+		/* Cut before its RETH: as few as one response, as many as the largest READ at the smallest PMTU. */
+		*n_hi = READ_SPAN_UNKNOWN;
+		return;
+	}
 	uint32_t len = pc->p->ext.reth.dma_len;
 	*n_lo = responses_for(len, pmtu ? pmtu : 4096);
 	*n_hi = responses_for(len, pmtu ? pmtu : 256);
@@ -116,6 +126,8 @@ static void request(struct checker_env *env, struct flow *f, struct stream *st, 
 	struct psn_step step = flow_seq_psn(env, f, st, pc, uc);
 	if (step.goes_back)
 		flow_req_retransmission_start(env, f, st, pc);
+	else if (step.retransmit)
+		flow_req_resend_in_sequence(env, st, pc);
 	if (step.retransmit) {
 		f->info.retransmissions++;
 		pc->ladder_flags |= RT_LADDER_RETRANSMIT;
@@ -123,7 +135,7 @@ static void request(struct checker_env *env, struct flow *f, struct stream *st, 
 			flow_req_retransmit_same(env, f, st, pc);
 	}
 	flow_seq_gaps_lost(env, f, st, psn);
-	flow_req_go_back_skipped(env, st, psn);
+	flow_req_go_back_skipped(st, psn);
 
 	bool broke = flow_seq_message(env, st, pc, step.resync);
 	flow_seq_pmtu_consistent(env, st, pc);
@@ -191,30 +203,50 @@ static void response(struct checker_env *env, struct flow *f, struct stream *st,
 		flow_seq_unsolicited(env, f, st, pc);
 		return;
 	}
-	flow_seq_ack_ahead(env, st, pc);
+	if (p->op->family != RT_FAMILY_READ_RESPONSE)
+		flow_seq_ack_ahead(env, st, pc);	/* READ responses: flow_read_response */
 
 	uint32_t msn_upto = psn;
 	bool msn_judged = false;
+	bool replay = false;	/* an answer to a duplicate carries the responder's current MSN */
 	switch (p->op->family) {
 	case RT_FAMILY_READ_RESPONSE:
-		flow_seq_read_response(env, f, st, pc);
+		replay = flow_read_response(env, f, st, pc);
 		flow_ack_progress(env, f, st, psn, pc);
 		break;
 	case RT_FAMILY_ATOMIC_ACK:
-		flow_seq_atomic_ack(env, st, pc);
+		replay = flow_read_atomic_ack(env, st, pc);
 		flow_ack_progress(env, f, st, psn, pc);
 		break;
 	case RT_FAMILY_ACK:
+		if (!aeth) {
+			/* Cut before its AETH: an ACK, NAK or RNR NAK, nobody can say which. */
+			flow_rsp_answer_unknown(env, f, st, pc);
+			return;
+		}
 		msn_judged = acknowledge(env, f, st, pc, type, &msn_upto);
 		break;
 	default:
 		break;
 	}
-	if (aeth && type != RT_AETH_RESERVED)
-		flow_seq_msn(env, st, msn_upto, p->ext.aeth.msn, pc->frame, msn_judged);
+	if (!aeth || type == RT_AETH_RESERVED)
+		return;
+	if (replay)
+		NOT_EVALUATED(env, SEQ_MSN);
+	else
+		flow_seq_msn(env, f, st, msn_upto, p->ext.aeth.msn, pc->frame, msn_judged);
 }
 
 /* ---- entry points ------------------------------------------------------------------ */
+
+/* Headers the opcode carries that the snap length cut: the rules that read them skip this packet. */
+static void note_cut_fields(struct flow *f, const struct pkt_ctx *pc)
+{
+	const struct rt_packet *p = pc->p;
+	uint8_t cut = p->op->ext & (uint8_t)~p->ext_present & (RT_EXT_AETH | RT_EXT_RETH);
+	if (cut)
+		flow_note(f, NOTE_FIELDS_CUT, pc->frame, p->bth.psn, cut & RT_EXT_AETH ? RT_EXT_AETH : RT_EXT_RETH);
+}
 
 void flow_check_packet(struct checker_env *env, struct flow *f, struct pkt_ctx *pc)
 {
@@ -231,6 +263,8 @@ void flow_check_packet(struct checker_env *env, struct flow *f, struct pkt_ctx *
 	if (f->info.transport == RT_TRANSPORT_UD || op->transport == RT_TRANSPORT_UD)
 		return;	/* UD: each packet stands alone (PKT rules) */
 
+	if (p->truncated)
+		note_cut_fields(f, pc);
 	bool uc = f->info.transport == RT_TRANSPORT_UC;
 	if (uc) {
 		if (op->transport != RT_TRANSPORT_UC ||

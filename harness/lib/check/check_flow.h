@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the flow rules, one file per rule family of rules.md:
- * check_seq.c (SEQ: the PSN and opcode sequence, messages, MSN, READ
- * responses), check_rsp.c (RSP: what the responder owes and how it answers)
+ * check_seq.c (SEQ: the PSN and opcode sequence, messages, MSN),
+ * check_read.c (READs and atomics: their answers, passes, implicit NAKs),
+ * check_rsp.c (RSP: what the responder owes and how it answers)
  * and check_req.c (REQ: the requester's retransmissions, go-back-N, RNR
  * waits, timeouts, retry limits). check_flow.c drives them packet by packet
  * and holds what they share.
@@ -22,6 +23,13 @@
 #include "rocetest/describe.h"
 
 #define PSN_MASK 0xFFFFFFu
+
+/*
+ * How far a capture point that merges a port's two queues (a mirror port,
+ * ibdump) may misplace a packet: an answer this much before its request,
+ * or a resend this much after a newer NAK, is capture order, not send order.
+ */
+#define INTERLEAVE_NS 50000LL
 
 #define FAIL(env, rule, frame, ...) \
 	rt_verdict_fail((env)->v, RT_RULE_##rule, rt_rule_info(RT_RULE_##rule)->severity, frame, __VA_ARGS__)
@@ -51,6 +59,9 @@ static inline uint32_t responses_for(uint32_t len, uint32_t pmtu)
 	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
 }
 
+/* A READ cut before its RETH: the most PSNs it can take (2^31 bytes at PMTU 256), kept inside the PSN window. */
+#define READ_SPAN_UNKNOWN 0x100000u
+
 /* How a request's PSN follows the stream's previous request (flow_seq_psn). */
 struct psn_step {
 	bool resync;		/* where the message stands must be taken from this packet */
@@ -62,14 +73,15 @@ struct psn_step {
 struct psn_slot *flow_window_slot(struct psn_slot **w, uint32_t psn, bool create);
 uint32_t flow_payload_crc(const struct rt_packet *p);
 void flow_capture_misses(struct stream *st);
+uint32_t flow_misses(const struct flow *f);
 void flow_ack_progress(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto,
 		       const struct pkt_ctx *pc);
 
 /* ---- check_seq.c ---- */
 void flow_seq_message_done(struct stream *st, uint32_t last_psn);
 int64_t flow_seq_messages_upto(const struct stream *st, uint32_t upto);
-void flow_seq_msn(struct checker_env *env, struct stream *st, uint32_t upto, uint32_t msn, uint64_t frame,
-		  bool skip_rule);
+void flow_seq_msn(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto, uint32_t msn,
+		  uint64_t frame, bool skip_rule);
 void flow_seq_gaps_lost(struct checker_env *env, struct flow *f, struct stream *st, uint32_t psn);
 bool flow_seq_gaps_acked(struct stream *st, uint32_t upto);
 void flow_seq_ahead_decided(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
@@ -81,9 +93,17 @@ void flow_seq_sent(struct checker_env *env, struct stream *st, const struct pkt_
 		   uint32_t n_lo, uint32_t n_hi);
 void flow_seq_unsolicited(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
 void flow_seq_ack_ahead(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc);
-void flow_seq_read_response(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
-void flow_seq_atomic_ack(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc);
+void flow_seq_read_span_known(struct checker_env *env, struct stream *st, const struct read_slot *r, uint32_t count);
 void flow_seq_finish(struct checker_env *env, struct flow *f, struct stream *st);
+
+/* ---- check_read.c ---- */
+void flow_read_aeth(struct checker_env *env, const struct pkt_ctx *pc);
+void flow_read_taken(struct stream *st, const struct pkt_ctx *pc, uint32_t n_lo, uint32_t n_hi);
+void flow_read_duplicate(struct flow *f, struct stream *st, const struct pkt_ctx *pc);
+void flow_read_span_known(struct stream *st, uint32_t psn, uint32_t n);
+void flow_read_implicit_nak(struct stream *st, uint32_t upto);
+bool flow_read_response(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
+bool flow_read_atomic_ack(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc);
 
 /* ---- check_rsp.c ---- */
 void flow_rsp_acks_cover(struct checker_env *env, struct stream *st, uint32_t upto);
@@ -94,6 +114,7 @@ void flow_rsp_receives(struct checker_env *env, struct flow *f, struct stream *s
 bool flow_rsp_nak_sequence(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
 void flow_rsp_nak_rnr(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
 void flow_rsp_nak_fatal(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
+void flow_rsp_answer_unknown(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
 bool flow_rsp_reack(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc);
 void flow_rsp_duplicate_read(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc, bool replay);
 void flow_rsp_finish(struct checker_env *env, struct flow *f, struct stream *st);
@@ -102,12 +123,14 @@ void flow_rsp_finish(struct checker_env *env, struct flow *f, struct stream *st)
 void flow_req_stop_after_fatal(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc);
 void flow_req_retransmission_start(struct checker_env *env, struct flow *f, struct stream *st,
 				   const struct pkt_ctx *pc);
+void flow_req_resend_in_sequence(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc);
 void flow_req_retransmit_same(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc);
-void flow_req_go_back_skipped(struct checker_env *env, struct stream *st, uint32_t psn);
+void flow_req_go_back_skipped(struct stream *st, uint32_t psn);
 bool flow_req_go_back_proven(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto);
 void flow_req_sent(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc, bool retransmit, bool uc);
 void flow_req_remember_sent(struct stream *st, const struct pkt_ctx *pc);
-void flow_req_nak_seq_received(struct stream *st, const struct pkt_ctx *pc);
+void flow_req_nak_seq_received(struct stream *st, const struct pkt_ctx *pc, uint32_t misses_before,
+			       uint32_t misses_after);
 void flow_req_rnr_received(struct stream *st, const struct pkt_ctx *pc);
 void flow_req_fatal_received(struct stream *st, const struct pkt_ctx *pc);
 void flow_req_finish(struct checker_env *env, struct flow *f, struct stream *st);

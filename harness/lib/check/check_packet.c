@@ -187,9 +187,25 @@ static void check_lengths(const struct rt_packet *p, uint64_t frame, uint32_t pm
 	}
 }
 
+/* The PKT rule that reads each extension header's contents. */
+static const struct {
+	enum rt_ext_header header;
+	enum rt_rule rule;
+} ext_rules[] = {
+	{ RT_EXT_RETH, RT_RULE_PKT_RETH_DMALEN },
+	{ RT_EXT_ATOMICETH, RT_RULE_PKT_ATOMIC_ALIGN },
+	{ RT_EXT_AETH, RT_RULE_PKT_AETH_SYNDROME },
+	{ RT_EXT_DETH, RT_RULE_PKT_UD_DETH },
+};
+
 static void check_ext(const struct rt_packet *p, uint64_t frame, struct rt_verdicts *v)
 {
 	const struct rt_ext *e = &p->ext;
+	/* A header the snap length cut is unknown: its rule is not evaluated for this packet. */
+	uint8_t cut = (uint8_t)(p->op->ext & ~p->ext_present);
+	for (size_t i = 0; cut && i < sizeof ext_rules / sizeof ext_rules[0]; i++)
+		if (cut & ext_rules[i].header)
+			rt_verdict_not_evaluated(v, ext_rules[i].rule);
 	if (p->ext_present & RT_EXT_RETH)
 		EXPECT(v, RT_RULE_PKT_RETH_DMALEN, e->reth.dma_len <= 0x80000000u, frame,
 		       "%s: RETH DMA length %u exceeds 2^31", label(p), e->reth.dma_len);
@@ -212,13 +228,9 @@ static void check_ext(const struct rt_packet *p, uint64_t frame, struct rt_verdi
 		else
 			rt_verdict_pass(v, RT_RULE_PKT_AETH_SYNDROME);
 	}
-	if (p->op->transport == RT_TRANSPORT_UD) {
-		if (!(p->ext_present & RT_EXT_DETH))
-			rt_verdict_not_evaluated(v, RT_RULE_PKT_UD_DETH);
-		else
-			EXPECT(v, RT_RULE_PKT_UD_DETH, e->deth.reserved == 0, frame,
-			       "%s: DETH reserved byte is 0x%02x", label(p), e->deth.reserved);
-	}
+	if (p->ext_present & RT_EXT_DETH)
+		EXPECT(v, RT_RULE_PKT_UD_DETH, e->deth.reserved == 0, frame, "%s: DETH reserved byte is 0x%02x",
+		       label(p), e->deth.reserved);
 }
 
 static void check_bth(const struct rt_packet *p, uint64_t frame, struct rt_verdicts *v)

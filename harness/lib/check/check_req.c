@@ -53,7 +53,7 @@ void flow_req_retransmit_same(struct checker_env *env, struct flow *f, struct st
 	struct psn_slot *s = flow_window_slot(&st->sent, p->bth.psn, false);
 	uint32_t pmtu = flow_side_pmtu(env, f, !pc->side);
 	if ((!s || !s->used || s->psn != p->bth.psn) && st->sent && pmtu && p->op->family == RT_FAMILY_READ_REQUEST &&
-	    reread_within(env, st, pc, pmtu))
+	    !p->truncated && reread_within(env, st, pc, pmtu))
 		return;
 	if (!s || !s->used || s->psn != p->bth.psn || p->truncated) {
 		NOT_EVALUATED(env, REQ_RETRANSMIT_SAME);
@@ -89,10 +89,19 @@ void flow_req_remember_sent(struct stream *st, const struct pkt_ctx *pc)
 	bool read = p->op->family == RT_FAMILY_READ_REQUEST;
 	*s = (struct psn_slot){ .psn = p->bth.psn, .opcode = p->bth.opcode, .used = !p->truncated,
 				.len = read ? p->ext.reth.dma_len : p->payload_len, .crc = read ? 0 : flow_payload_crc(p),
-				.ts_ns = pc->ts_ns };
+				.ts_ns = pc->ts_ns, .frame = pc->frame };
 }
 
 /* ---- what starts a retransmission run ------------------------------------------------ */
+
+/*
+ * Does anything but the NAK's own gap show that the capture lacks packets
+ * of this flow? Then a resend the capture does not hold may have happened.
+ */
+static bool capture_drops(const struct flow *f, const struct stream *st)
+{
+	return st->nak_misses_before > 0 || flow_misses(f) > st->nak_misses_after;
+}
 
 /*
  * REQ-GO-BACK-N: the run answers the NAK sequence error, if one is owed.
@@ -115,17 +124,20 @@ static bool go_back_for_nak(struct checker_env *env, struct flow *f, struct stre
 	uint32_t want = st->nak_psn;
 	st->nak_prev = false;
 	if (psn == want) {
+		/* Obeying the NAK as sent is right, whatever ACKs crossed it on the wire. */
 		PASS(env, REQ_GO_BACK_N);
+		*judged = true;
 	} else if (psn_before(psn, want)) {
 		FAIL(env, REQ_GO_BACK_N, pc->frame, "%s resends from PSN %u; the NAK sequence error at frame %llu asked for PSN %u",
 		     label(pc->p), psn, (ull)st->nak_frame, want);
 		*judged = true;
-	} else if (st->lossy) {
+	} else if (capture_drops(f, st)) {
 		/* Its resend of `want` was lost before the capture point, as others were. */
 		PASS(env, REQ_GO_BACK_N);
 		flow_note(f, NOTE_MISSING_RETRANSMISSION, pc->frame, want, 0);
 	} else {
 		st->gbn_suspect = true;
+		st->gbn_skipped = false;
 		st->gbn_p = want;
 		st->gbn_psn = psn;
 		st->gbn_frame = pc->frame;
@@ -134,12 +146,14 @@ static bool go_back_for_nak(struct checker_env *env, struct flow *f, struct stre
 	return true;
 }
 
-/* Re-requested from a READ response missing in the sequence: an implicit NAK, no timeout is needed. */
-static bool read_gap_asked(struct stream *st, const struct pkt_ctx *pc)
+/* A READ or atomic asked again where an implicit NAK (check_read.c) pointed: no timeout is needed. */
+static bool implicit_nak_answered(struct stream *st, const struct pkt_ctx *pc)
 {
-	if (!st->read_gap_due || pc->p->op->family != RT_FAMILY_READ_REQUEST || pc->p->bth.psn != st->read_gap_psn)
+	uint8_t family = pc->p->op->family;
+	if (!st->implicit_due || (family != RT_FAMILY_READ_REQUEST && family != RT_FAMILY_ATOMIC) ||
+	    pc->p->bth.psn != st->implicit_psn)
 		return false;
-	st->read_gap_due = false;
+	st->implicit_due = false;
 	return true;
 }
 
@@ -152,7 +166,7 @@ static bool rnr_wait(struct checker_env *env, struct stream *st, const struct pk
 		return false;
 	double waited_us = (double)(pc->ts_ns - st->rnr_ts) / 1000.0;
 	double need_us = rt_rnr_timer_us(st->rnr_timer);
-	if (waited_us + 1e-3 >= need_us)
+	if (waited_us + (double)env->ts_slack_ns / 1000.0 + 1e-3 >= need_us)
 		PASS(env, REQ_RNR_WAIT);
 	else
 		FAIL(env, REQ_RNR_WAIT, pc->frame,
@@ -183,7 +197,7 @@ static void timeout_wait(struct checker_env *env, struct stream *st, const struc
 	if (psn != oldest && !st->lossy && psn_before(oldest, psn))
 		FAIL(env, REQ_TIMEOUT, pc->frame, "retransmission starts at PSN %u; the oldest unacknowledged PSN is %u", psn,
 		     oldest);
-	else if (waited_us < cfg->timeout_us)
+	else if (waited_us + (double)env->ts_slack_ns / 1000.0 < cfg->timeout_us)
 		FAIL(env, REQ_TIMEOUT, pc->frame,
 		     "%s PSN %u resent %.1f us after the last progress, before the local ACK timeout of %.1f us",
 		     label(pc->p), psn, waited_us, cfg->timeout_us);
@@ -209,26 +223,80 @@ static void retry_limit(struct checker_env *env, struct stream *st, const struct
 		PASS(env, REQ_RETRY_LIMIT);
 }
 
+/*
+ * A resend below the newest NAK's PSN, captured just after that NAK was
+ * obeyed: a packet of the run before it, which a capture point merging two
+ * queues put late. Nothing started a run here.
+ */
+static bool late_resend(struct flow *f, struct stream *st, const struct pkt_ctx *pc)
+{
+	uint32_t psn = pc->p->bth.psn;
+	if (st->nak == NAK_SEQ || !st->have_last_nak || pc->ts_ns - st->last_nak_ts_ns > INTERLEAVE_NS ||
+	    !psn_before(psn, st->last_nak_psn))
+		return false;
+	flow_note(f, NOTE_LATE_PACKET, pc->frame, psn, 0);
+	return true;
+}
+
+/*
+ * A go-back to the newest NAK's PSN, within INTERLEAVE_NS of the NAK, after
+ * the NAK was taken as answered: what answered it (a resend at its PSN in
+ * sequence) was the run before, captured late, and this is the answer.
+ */
+static bool nak_answered_again(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
+{
+	if (st->nak == NAK_SEQ || !st->have_last_nak || pc->p->bth.psn != st->last_nak_psn ||
+	    pc->ts_ns - st->last_nak_ts_ns > INTERLEAVE_NS)
+		return false;
+	PASS(env, REQ_GO_BACK_N);
+	return true;
+}
+
+/* A NAK sequence error answered by a resend at its PSN that follows on without going back (a run under way). */
+void flow_req_resend_in_sequence(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
+{
+	if (st->nak != NAK_SEQ || pc->p->bth.psn != st->nak_psn)
+		return;
+	PASS(env, REQ_GO_BACK_N);
+	st->nak = NAK_NONE;
+	st->nak_prev = false;
+}
+
 /* The first packet of a run that goes back: which NAK, RNR NAK or timeout explains it, and is it right. */
 void flow_req_retransmission_start(struct checker_env *env, struct flow *f, struct stream *st,
 				   const struct pkt_ctx *pc)
 {
 	const struct rt_packet *p = pc->p;
 	bool judged_go_back = false;
-	bool by_nak = go_back_for_nak(env, f, st, pc, &judged_go_back);
-	if (read_gap_asked(st, pc))
+	bool by_nak = nak_answered_again(env, st, pc);
+	if (by_nak)
+		judged_go_back = true;
+	else if (late_resend(f, st, pc))
+		return;
+	else
+		by_nak = go_back_for_nak(env, f, st, pc, &judged_go_back);
+	if (implicit_nak_answered(st, pc))
 		by_nak = true;
 	bool by_rnr = rnr_wait(env, st, pc);
 
-	if (st->have_acked && !judged_go_back && p->op->family != RT_FAMILY_READ_REQUEST) {
+	/* READs and atomics are asked again past an ACK when their answers were lost (an implicit NAK). */
+	bool rd_atomic = p->op->family == RT_FAMILY_READ_REQUEST || p->op->family == RT_FAMILY_ATOMIC;
+	if (st->answers_cut) {
+		/* Answers of unknown kind came: what this run obeys is unknown. */
+		NOT_EVALUATED(env, REQ_NO_RETRANSMIT_ACKED);
+	} else if (st->have_acked && !judged_go_back && !rd_atomic) {
 		if (!psn_before(st->acked, p->bth.psn))
 			FAIL(env, REQ_NO_RETRANSMIT_ACKED, pc->frame, "%s PSN %u sent again, but PSNs up to %u were acknowledged",
 			     label(p), p->bth.psn, st->acked);
 		else
 			PASS(env, REQ_NO_RETRANSMIT_ACKED);
 	}
-	if (!by_nak && !by_rnr)
+	if (st->answers_cut) {
+		/* An answer the capture cut may have been the NAK or RNR NAK that started this run. */
+		NOT_EVALUATED(env, REQ_TIMEOUT);
+	} else if (!by_nak && !by_rnr) {
 		timeout_wait(env, st, pc);
+	}
 	/* An RNR NAK's resends count towards rnr_retry instead. */
 	if (by_nak || !by_rnr)
 		retry_limit(env, st, pc);
@@ -236,21 +304,21 @@ void flow_req_retransmission_start(struct checker_env *env, struct flow *f, stru
 
 /* ---- REQ-GO-BACK-N without a resend in the capture ------------------------------------- */
 
-/* The suspected skip is real: the skipped PSN is sent only now, after the run went past it. */
-void flow_req_go_back_skipped(struct checker_env *env, struct stream *st, uint32_t psn)
+/*
+ * The skipped PSN is sent only now, after the run went past it: the skip
+ * is real, unless the capture lost its resend (flow_req_finish decides,
+ * with every sign the capture gives by then).
+ */
+void flow_req_go_back_skipped(struct stream *st, uint32_t psn)
 {
-	if (!st->gbn_suspect || psn != st->gbn_p)
-		return;
-	FAIL(env, REQ_GO_BACK_N, st->gbn_frame,
-	     "after the NAK sequence error for PSN %u the requester resent from PSN %u, skipping PSN %u", st->gbn_p,
-	     st->gbn_psn, st->gbn_p);
-	st->gbn_suspect = false;
+	if (st->gbn_suspect && psn == st->gbn_p)
+		st->gbn_skipped = true;
 }
 
-/* The responder acknowledged the skipped PSN: its retransmission happened, the capture lacks it. True then. */
+/* The responder acknowledged the skipped PSN before it was sent again: its resend happened uncaptured. True then. */
 bool flow_req_go_back_proven(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto)
 {
-	if (!st->gbn_suspect || psn_before(upto, st->gbn_p))
+	if (!st->gbn_suspect || st->gbn_skipped || psn_before(upto, st->gbn_p))
 		return false;
 	PASS(env, REQ_GO_BACK_N);
 	flow_note(f, NOTE_MISSING_RETRANSMISSION, st->gbn_frame, st->gbn_p, 0);
@@ -279,8 +347,14 @@ void flow_req_sent(struct checker_env *env, struct stream *st, const struct pkt_
 
 /* ---- what the responder's NAKs ask of the requester ------------------------------------ */
 
-void flow_req_nak_seq_received(struct stream *st, const struct pkt_ctx *pc)
+void flow_req_nak_seq_received(struct stream *st, const struct pkt_ctx *pc, uint32_t misses_before,
+			       uint32_t misses_after)
 {
+	st->nak_misses_before = misses_before;
+	st->nak_misses_after = misses_after;
+	st->have_last_nak = true;
+	st->last_nak_psn = pc->p->bth.psn;
+	st->last_nak_ts_ns = pc->ts_ns;
 	st->nak_prev = st->nak == NAK_SEQ;
 	st->nak_prev_psn = st->nak_psn;
 	st->nak = NAK_SEQ;
@@ -315,9 +389,13 @@ void flow_req_fatal_received(struct stream *st, const struct pkt_ctx *pc)
 
 void flow_req_finish(struct checker_env *env, struct flow *f, struct stream *st)
 {
-	if (st->gbn_suspect) {
+	if (st->gbn_suspect && capture_drops(f, st)) {
 		NOT_EVALUATED(env, REQ_GO_BACK_N);
 		flow_note(f, NOTE_MISSING_RETRANSMISSION, st->gbn_frame, st->gbn_p, 0);
+	} else if (st->gbn_suspect) {
+		FAIL(env, REQ_GO_BACK_N, st->gbn_frame,
+		     "after the NAK sequence error for PSN %u the requester resent from PSN %u, skipping PSN %u%s", st->gbn_p,
+		     st->gbn_psn, st->gbn_p, st->gbn_skipped ? " (sent only later)" : "");
 	}
 	if (st->fatal_received)
 		PASS(env, REQ_STOP_AFTER_FATAL);

@@ -109,39 +109,16 @@ bool flow_rsp_answered(struct checker_env *env, struct flow *f, struct stream *s
 
 /* ---- what the responder receives -------------------------------------------------------- */
 
-static struct read_slot *read_slot_new(struct stream *st)
-{
-	struct read_slot *oldest = &st->reads[0];
-	for (uint32_t i = 0; i < READ_SLOTS; i++) {
-		if (!st->reads[i].used)
-			return &st->reads[i];
-		if (st->reads[i].frame < oldest->frame)
-			oldest = &st->reads[i];
-	}
-	return oldest;	/* the oldest READ is forgotten */
-}
-
-/* A request behind epsn: a SEND/WRITE is owed a re-ACK, a READ is answered again from its PSN. */
-static void responder_duplicate(struct stream *st, const struct pkt_ctx *pc)
+/* A request behind epsn: a SEND/WRITE is owed a re-ACK, a READ or atomic is answered again. */
+static void responder_duplicate(struct flow *f, struct stream *st, const struct pkt_ctx *pc)
 {
 	const struct rt_opcode_info *op = pc->p->op;
-	uint32_t psn = pc->p->bth.psn;
 	if (op->family == RT_FAMILY_SEND || op->family == RT_FAMILY_WRITE) {
 		if (!is_owed(&st->owes.reack))
 			owe(&st->owes.reack, (st->epsn - 1) & PSN_MASK, pc->frame);
 		return;
 	}
-	if (op->family != RT_FAMILY_READ_REQUEST)
-		return;
-	for (uint32_t i = 0; i < READ_SLOTS; i++) {
-		struct read_slot *r = &st->reads[i];
-		if (r->used && !r->atomic && psn_in(psn, r->psn, (r->psn + r->n_hi) & PSN_MASK)) {
-			r->replay = true;
-			r->replay_psn = psn;
-			r->next = psn;
-			r->bytes = 0;
-		}
-	}
+	flow_read_duplicate(f, st, pc);
 }
 
 /* What an in-order request leaves the responder with: a message done, an ACK owed, a READ to answer. */
@@ -160,14 +137,10 @@ static void responder_takes(struct flow *f, struct stream *st, const struct pkt_
 			ackreq_push(f, st, psn, pc->frame, pc->ts_ns);
 		break;
 	case RT_FAMILY_READ_REQUEST:
-	case RT_FAMILY_ATOMIC: {
+	case RT_FAMILY_ATOMIC:
 		flow_seq_message_done(st, psn);
-		struct read_slot *r = read_slot_new(st);
-		*r = (struct read_slot){ .used = true, .atomic = op->family == RT_FAMILY_ATOMIC, .psn = psn,
-					 .len = op->family == RT_FAMILY_ATOMIC ? 8 : p->ext.reth.dma_len,
-					 .n_lo = n_lo, .n_hi = n_hi, .next = psn, .frame = pc->frame };
+		flow_read_taken(st, pc, n_lo, n_hi);
 		break;
-	}
 	default:
 		break;
 	}
@@ -201,7 +174,7 @@ void flow_rsp_receives(struct checker_env *env, struct flow *f, struct stream *s
 		return;
 	}
 	if (d < 0) {
-		responder_duplicate(st, pc);
+		responder_duplicate(f, st, pc);
 		return;
 	}
 	if (st->nak_sent && psn == st->nak_sent_psn)
@@ -251,6 +224,7 @@ bool flow_rsp_nak_sequence(struct checker_env *env, struct flow *f, struct strea
 {
 	uint32_t psn = pc->p->bth.psn;
 	const struct owed_response *due = &st->owes.nak_seq;
+	uint32_t misses_before = flow_misses(f);
 	bool wrong = false;
 	if (st->nak_sent && st->nak_sent_psn == psn && st->epsn == psn) {
 		FAIL(env, RSP_NAK_SEQ, pc->frame, "second NAK sequence error for PSN %u before PSN %u arrived (first at frame %llu)",
@@ -280,7 +254,7 @@ bool flow_rsp_nak_sequence(struct checker_env *env, struct flow *f, struct strea
 	/* The requester obeys the NAK as sent; the responder model keeps what the capture shows. */
 	if (!wrong)
 		responder_rollback(st, psn);
-	flow_req_nak_seq_received(st, pc);
+	flow_req_nak_seq_received(st, pc, misses_before, flow_misses(f));
 	return wrong;
 }
 
@@ -334,6 +308,34 @@ void flow_rsp_nak_fatal(struct checker_env *env, struct flow *f, struct stream *
 	f->side_fatal_frame[pc->side] = pc->frame;
 }
 
+/*
+ * An answer whose AETH the capture cut: an ACK, a NAK or an RNR NAK. Any of
+ * them says the responder has every PSN before its own; what else it
+ * settles is unknown, so what it may have settled is not evaluated, and the
+ * requester may act on it (check_req.c: answers_cut).
+ */
+void flow_rsp_answer_unknown(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc)
+{
+	uint32_t psn = pc->p->bth.psn;
+	flow_ack_progress(env, f, st, (psn - 1) & PSN_MASK, pc);
+	while (st->ackreq_count && st->ackreqs[st->ackreq_head].psn == psn) {
+		NOT_EVALUATED(env, RSP_ACK);
+		st->ackreq_head = (st->ackreq_head + 1) % ACKREQ_SLOTS;
+		st->ackreq_count--;
+	}
+	if (is_owed(&st->owes.nak_seq))
+		NOT_EVALUATED(env, RSP_NAK_SEQ);
+	if (is_owed(&st->owes.reack))
+		NOT_EVALUATED(env, RSP_DUPLICATE);
+	if (is_owed(&st->owes.nak_invalid))
+		NOT_EVALUATED(env, RSP_NAK_INVALID);
+	settle(&st->owes.nak_seq);
+	settle(&st->owes.reack);
+	settle(&st->owes.nak_invalid);
+	NOT_EVALUATED(env, SEQ_MSN);
+	st->answers_cut = true;	/* REQ: any run may now be this answer's */
+}
+
 /* ---- duplicates (RSP-DUPLICATE, RSP-DUPLICATE-READ) ----------------------------------- */
 
 /* An ACK: the re-ACK a duplicate was owed, if one was. Returns true when it judged the MSN itself. */
@@ -344,13 +346,21 @@ bool flow_rsp_reack(struct checker_env *env, struct stream *st, const struct pkt
 	uint32_t psn = p->bth.psn;
 	if (!is_owed(due))
 		return false;
-	settle(&st->owes.reack);
 	if (psn_before(psn, due->psn)) {
+		/*
+		 * Short of what the responder had when the duplicate came. Answers
+		 * lag behind requests: this may answer an earlier request, unless
+		 * the responder already acknowledged up to the re-ACK's PSN.
+		 */
+		if (!st->have_acked || psn_before(st->acked, due->psn))
+			return false;
 		FAIL(env, RSP_DUPLICATE, pc->frame,
 		     "duplicate at frame %llu re-acknowledged with PSN %u; expected PSN %u (the expected PSN - 1)",
 		     (ull)due->frame, psn, due->psn);
-		return false;
+		settle(&st->owes.reack);
+		return true;	/* one fault: its MSN says nothing more */
 	}
+	settle(&st->owes.reack);
 	if (psn != due->psn || !st->msn_sync || !st->have_msn) {
 		PASS(env, RSP_DUPLICATE);
 		return false;

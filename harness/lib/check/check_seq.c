@@ -14,12 +14,6 @@
 
 #include "check_flow.h"
 
-static const char *aeth_type_name(uint8_t syndrome)
-{
-	static const char *const names[] = { "ACK", "RNR NAK", "reserved", "NAK" };
-	return names[rt_aeth_type(syndrome)];
-}
-
 /* ---- the responder's message count (SEQ-MSN) -------------------------------- */
 
 void flow_seq_message_done(struct stream *st, uint32_t last_psn)
@@ -48,12 +42,15 @@ int64_t flow_seq_messages_upto(const struct stream *st, uint32_t upto)
 	return st->done_count ? (int64_t)st->done[st->done_head].count - 1 : st->done_total;
 }
 
+static bool gaps_proven_sent(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto, uint32_t msn,
+			     uint64_t frame);
+
 /*
  * An AETH from the responder: its MSN counts the messages completed up to
  * PSN upto. skip_rule: the caller judges this MSN itself (a duplicate's re-ACK).
  */
-void flow_seq_msn(struct checker_env *env, struct stream *st, uint32_t upto, uint32_t msn, uint64_t frame,
-		  bool skip_rule)
+void flow_seq_msn(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto, uint32_t msn,
+		  uint64_t frame, bool skip_rule)
 {
 	int64_t count = flow_seq_messages_upto(st, upto);
 	if (st->have_msn && rt_psn_diff(msn, st->last_msn) < 0) {
@@ -66,6 +63,8 @@ void flow_seq_msn(struct checker_env *env, struct stream *st, uint32_t upto, uin
 		uint32_t want = (uint32_t)(count + st->msn_offset) & PSN_MASK;
 		if (skip_rule)
 			;
+		else if (gaps_proven_sent(env, f, st, upto, msn, frame))
+			NOT_EVALUATED(env, SEQ_MSN);
 		else if (msn == want)
 			PASS(env, SEQ_MSN);
 		else if (st->lossy)
@@ -81,6 +80,7 @@ void flow_seq_msn(struct checker_env *env, struct stream *st, uint32_t upto, uin
 	}
 	st->have_msn = true;
 	st->last_msn = msn;
+	st->last_msn_upto = upto;
 }
 
 /* ---- SEQ-PSN gaps ------------------------------------------------------------ */
@@ -138,7 +138,50 @@ bool flow_seq_gaps_acked(struct stream *st, uint32_t upto)
 	return any;
 }
 
-static void gap_judge(struct checker_env *env, struct flow *f, struct stream *st, const struct gap *g)
+/* Messages the capture shows sent with PSNs from..upto (a Last, an Only, a READ, an atomic); -1 past the window. */
+static int64_t messages_sent(const struct stream *st, uint32_t from, uint32_t upto)
+{
+	if (!st->sent || rt_psn_diff(upto, from) >= (int32_t)PSN_WINDOW)
+		return -1;
+	int64_t n = 0;
+	for (uint32_t k = from; !psn_before(upto, k); k = (k + 1) & PSN_MASK) {
+		const struct psn_slot *s = &st->sent[k % PSN_WINDOW];
+		const struct rt_opcode_info *op = s->used && s->psn == k ? rt_opcode_info(s->opcode) : NULL;
+		n += op && (op->position == RT_POS_LAST || op->position == RT_POS_ONLY || op->position == RT_POS_NONE);
+	}
+	return n;
+}
+
+/*
+ * An ACK acknowledged a gap, and its MSN counts more messages since the
+ * previous MSN than the capture shows sent: the gap's packets reached the
+ * responder, so they were sent and the capture lacks them. True when a
+ * gap was proven so (the MSN then says nothing more).
+ */
+static bool gaps_proven_sent(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto, uint32_t msn,
+			     uint64_t frame)
+{
+	if (!st->gap_count || !st->have_msn)
+		return false;
+	int64_t shown = messages_sent(st, (st->last_msn_upto + 1) & PSN_MASK, upto);
+	if (shown < 0 || ((msn - st->last_msn) & PSN_MASK) <= shown)
+		return false;
+	bool any = false;
+	for (uint32_t i = 0; i < st->gap_count;) {
+		struct gap *g = &st->gaps[i];
+		if (!psn_before(upto, g->from) && psn_before(st->last_msn_upto, g->from)) {
+			PASS(env, SEQ_PSN);
+			flow_note(f, NOTE_RESPONDER_AHEAD, frame, g->from, 0);
+			gap_remove(st, i);
+			any = true;
+		} else {
+			i++;
+		}
+	}
+	return any;
+}
+
+static void gap_judge(struct checker_env *env, struct flow *f, const struct gap *g)
 {
 	uint32_t last = (g->to - 1) & PSN_MASK;
 	char range[32];
@@ -147,7 +190,7 @@ static void gap_judge(struct checker_env *env, struct flow *f, struct stream *st
 	else
 		snprintf(range, sizeof range, "PSNs %u..%u", g->from, last);
 	/* A gap alone is a skip; among other signs of a capture that drops packets it is one more drop. */
-	if (st->misses >= 2) {
+	if (flow_misses(f) >= 2) {
 		PASS(env, SEQ_PSN);
 		flow_note(f, NOTE_RESPONDER_AHEAD, g->frame, g->from, 0);
 	} else if (g->acked) {
@@ -166,11 +209,18 @@ void flow_seq_ahead_decided(struct checker_env *env, struct flow *f, struct stre
 	if (!st->ahead_due || !st->started)
 		return;
 	uint32_t psn = pc->p->bth.psn;
-	if (!psn_before(psn, st->frontier) && !psn_before(st->ahead_psn, psn))
+	bool fresh = !psn_before(psn, st->frontier);
+	if (fresh && pc->ts_ns - st->ahead_ts_ns <= INTERLEAVE_NS) {
+		/* A capture point that merges two queues can show an answer just before its request. */
+		if (psn_before(psn, st->ahead_psn))
+			return;	/* the requests up to the answered one may follow */
+		flow_note(f, NOTE_INTERLEAVED, st->ahead_frame, st->ahead_psn, 0);
+	} else if (fresh && !psn_before(st->ahead_psn, psn)) {
 		FAIL(env, SEQ_ACK_AHEAD, st->ahead_frame, "answer for PSN %u before the requester sent it (frame %llu)",
 		     st->ahead_psn, (ull)pc->frame);
-	else
+	} else {
 		flow_note(f, NOTE_RESPONDER_AHEAD, st->ahead_frame, st->ahead_psn, 0);
+	}
 	st->ahead_due = false;
 }
 
@@ -193,7 +243,10 @@ static void psn_skipped(struct checker_env *env, struct flow *f, struct stream *
 {
 	uint32_t psn = pc->p->bth.psn;
 	uint32_t exp_hi = (st->prev_psn + st->prev_hi) & PSN_MASK;
-	if (psn_before(exp_hi, st->frontier)) {
+	/* Old PSNs skipped; those already acknowledged need no resend (a READ asked again alone). */
+	uint32_t old_end = psn_before(psn, st->frontier) ? psn : st->frontier;
+	bool all_acked = st->have_acked && !psn_before(st->acked, (old_end - 1) & PSN_MASK);
+	if (psn_before(exp_hi, st->frontier) && !all_acked) {
 		flow_capture_misses(st);
 		flow_note(f, NOTE_MISSING_RETRANSMISSION, pc->frame, exp_hi, 0);
 	}
@@ -202,6 +255,46 @@ static void psn_skipped(struct checker_env *env, struct flow *f, struct stream *
 		gap_add(env, f, st, from, psn, st->prev_psn, pc->frame);
 	} else {
 		PASS(env, SEQ_PSN);
+	}
+}
+
+/*
+ * A request that goes back into the PSNs the READ just before it took
+ * (known exactly once the PMTU is), with a PSN never sent: not a
+ * retransmission but a PSN used twice. A READ asked again from inside
+ * itself is a retransmission (REQ-RETRANSMIT-SAME judges it).
+ */
+static bool inside_previous_read(struct stream *st, const struct rt_packet *p)
+{
+	uint32_t psn = p->bth.psn;
+	if (st->prev_lo < 2 || st->prev_lo != st->prev_hi || p->op->family == RT_FAMILY_READ_REQUEST ||
+	    !psn_in(psn, (st->prev_psn + 1) & PSN_MASK, (st->prev_psn + st->prev_lo) & PSN_MASK))
+		return false;
+	struct psn_slot *s = flow_window_slot(&st->sent, psn, false);
+	return !s || !s->used || s->psn != psn;
+}
+
+/*
+ * A READ's responses showed how many PSNs it took, which was not known when
+ * the requests after it went out: one sent inside that range used a PSN twice.
+ */
+void flow_seq_read_span_known(struct checker_env *env, struct stream *st, const struct read_slot *r, uint32_t count)
+{
+	/* The READ's PSNs were all taken, whatever the requests after it claimed. */
+	uint32_t end = (r->psn + count) & PSN_MASK;
+	if (psn_before(st->frontier, end))
+		st->frontier = end;
+	if (r->n_lo == r->n_hi || !st->sent)
+		return;
+	for (uint32_t k = 1; k < count && k < PSN_WINDOW; k++) {
+		uint32_t psn = (r->psn + k) & PSN_MASK;
+		const struct psn_slot *s = flow_window_slot(&st->sent, psn, false);
+		if (s->used && s->psn == psn && s->frame > r->frame &&
+		    rt_opcode_info(s->opcode)->family != RT_FAMILY_READ_REQUEST) {
+			FAIL(env, SEQ_PSN, s->frame, "%s PSN %u falls inside PSNs %u..%u, which the READ at frame %llu took",
+			     rt_opcode_info(s->opcode)->label, psn, r->psn, (r->psn + count - 1) & PSN_MASK, (ull)r->frame);
+			return;
+		}
 	}
 }
 
@@ -219,8 +312,10 @@ struct psn_step flow_seq_psn(struct checker_env *env, struct flow *f, struct str
 	uint32_t range = st->prev_hi - st->prev_lo;
 	int32_t d = rt_psn_diff(psn, exp_lo);
 	if (d >= 0 && (uint32_t)d <= range) {
-		if (range)
-			st->frontier = psn;	/* the READ's true length is now known */
+		if (range && st->frontier_unsure) {
+			st->frontier = psn;	/* the new READ's true length is now known */
+			flow_read_span_known(st, st->prev_psn, (psn - st->prev_psn) & PSN_MASK);
+		}
 		step.retransmit = psn_before(psn, st->frontier);
 		if (!step.retransmit || st->gap_count == 0)
 			PASS(env, SEQ_PSN);
@@ -230,6 +325,10 @@ struct psn_step flow_seq_psn(struct checker_env *env, struct flow *f, struct str
 		step.resync = true;
 	} else if (uc) {
 		FAIL(env, SEQ_PSN, pc->frame, "UC %s PSN %u after PSN %u: UC never goes back", label(p), psn, st->prev_psn);
+		step.resync = true;
+	} else if (inside_previous_read(st, p)) {
+		FAIL(env, SEQ_PSN, pc->frame, "%s PSN %u falls inside PSNs %u..%u, which the READ before it took", label(p),
+		     psn, st->prev_psn, (exp_lo - 1) & PSN_MASK);
 		step.resync = true;
 	} else {
 		step.retransmit = true;
@@ -248,10 +347,17 @@ void flow_seq_sent(struct checker_env *env, struct stream *st, const struct pkt_
 	st->prev_psn = psn;
 	st->prev_lo = n_lo;
 	st->prev_hi = n_hi;
-	/* A new request moves the frontier, even by exactly 2^23 (which psn_before calls "behind"). */
-	uint32_t end = (psn + n_hi) & PSN_MASK;
-	if (!psn_before(end, st->frontier) || (!retransmit && ((end - st->frontier) & PSN_MASK) <= n_hi))
+	/*
+	 * A new request moves the frontier, even by exactly 2^23 (which
+	 * psn_before calls "behind"); a new READ of unknown span moves it as far
+	 * as it may reach, until the next request tells. A resend moves it only
+	 * by what it surely takes.
+	 */
+	uint32_t end = (psn + (retransmit ? n_lo : n_hi)) & PSN_MASK;
+	if (!psn_before(end, st->frontier) || (!retransmit && ((end - st->frontier) & PSN_MASK) <= n_hi)) {
 		st->frontier = end;
+		st->frontier_unsure = !retransmit && n_lo != n_hi;
+	}
 	if (uc || retransmit)
 		return;
 	if (!st->have_acked)
@@ -406,19 +512,7 @@ void flow_seq_pmtu_consistent(struct checker_env *env, struct stream *st, const 
 	}
 }
 
-/* ---- answers (SEQ-ACK-AHEAD, SEQ-READ-AETH, SEQ-READ-RESPONSE, SEQ-ATOMIC-ACK) ---------- */
-
-static void check_read_aeth(struct checker_env *env, const struct pkt_ctx *pc)
-{
-	const struct rt_packet *p = pc->p;
-	if (!(p->ext_present & RT_EXT_AETH))
-		return;
-	if (rt_aeth_type(p->ext.aeth.syndrome) == RT_AETH_ACK)
-		PASS(env, SEQ_READ_AETH);
-	else
-		FAIL(env, SEQ_READ_AETH, pc->frame, "%s PSN %u carries an AETH of type %s, not ACK", label(p), p->bth.psn,
-		     aeth_type_name(p->ext.aeth.syndrome));
-}
+/* ---- answers (SEQ-ACK-AHEAD; READ responses and Atomic ACKs: check_read.c) ---------- */
 
 /* Answers to requests sent before the capture began: nothing to hold them against but their own fields. */
 void flow_seq_unsolicited(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc)
@@ -426,9 +520,9 @@ void flow_seq_unsolicited(struct checker_env *env, struct flow *f, struct stream
 	const struct rt_packet *p = pc->p;
 	flow_note(f, NOTE_RESPONSES_WITHOUT_REQUESTS, pc->frame, p->bth.psn, 0);
 	if (p->op->family == RT_FAMILY_READ_RESPONSE)
-		check_read_aeth(env, pc);
+		flow_read_aeth(env, pc);
 	if (p->ext_present & RT_EXT_AETH)
-		flow_seq_msn(env, st, p->bth.psn, p->ext.aeth.msn, pc->frame, true);
+		flow_seq_msn(env, f, st, p->bth.psn, p->ext.aeth.msn, pc->frame, true);
 }
 
 void flow_seq_ack_ahead(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
@@ -441,124 +535,8 @@ void flow_seq_ack_ahead(struct checker_env *env, struct stream *st, const struct
 		st->ahead_due = true;
 		st->ahead_psn = psn;
 		st->ahead_frame = pc->frame;
+		st->ahead_ts_ns = pc->ts_ns;
 	}
-}
-
-/* The outstanding READ whose PSN range holds psn (the newest such), or NULL. */
-static struct read_slot *read_of(struct stream *st, uint32_t psn)
-{
-	struct read_slot *r = NULL;
-	for (uint32_t i = 0; i < READ_SLOTS; i++) {
-		struct read_slot *c = &st->reads[i];
-		if (c->used && !c->atomic && psn_in(psn, c->psn, (c->psn + c->n_hi) & PSN_MASK))
-			r = c;
-	}
-	return r;
-}
-
-/* Where the response stands in its READ: a PSN past the next expected one means responses the capture lacks. */
-static void read_response_place(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc,
-				struct read_slot *r)
-{
-	const struct rt_packet *p = pc->p;
-	uint32_t psn = p->bth.psn;
-	bool starts = p->op->position == RT_POS_FIRST || p->op->position == RT_POS_ONLY;
-	uint32_t start = r->replay ? r->replay_psn : r->psn;
-	if (psn != r->next) {
-		if (psn_before(r->next, psn) && !(starts && psn == start)) {
-			/* Responses missing from the capture: this READ cannot be judged. */
-			r->gap = true;
-			flow_capture_misses(st);
-			/* A requester that sees the gap asks again from it at once (an implicit NAK). */
-			st->read_gap_due = true;
-			st->read_gap_psn = r->next;
-			flow_note(f, NOTE_LOST_BEFORE_CAPTURE, pc->frame, r->next, 0);
-		} else if (starts && psn == start) {
-			r->bytes = 0;
-		}
-		r->next = psn;
-	}
-	if (!r->broken && !r->gap && starts != (psn == start)) {
-		FAIL(env, SEQ_READ_RESPONSE, pc->frame, "%s at PSN %u; the READ at frame %llu (PSN %u) %s", label(p), psn,
-		     (ull)r->frame, r->psn, psn == start ? "must begin with First or Only" : "already began");
-		r->broken = true;
-	}
-	if (starts)
-		r->bytes = 0;
-	r->bytes += p->payload_len;
-	r->next = (psn + 1) & PSN_MASK;
-	if (!r->broken && !r->gap && !r->replay && r->bytes > r->len) {
-		FAIL(env, SEQ_READ_RESPONSE, pc->frame, "%s PSN %u brings the READ at frame %llu to %u bytes of %u", label(p),
-		     psn, (ull)r->frame, r->bytes, r->len);
-		r->broken = true;
-	}
-}
-
-/* The READ's last response: judge the whole READ, then it is answered and its PSN range exact. */
-static void read_response_last(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc,
-			       struct read_slot *r)
-{
-	uint32_t psn = pc->p->bth.psn;
-	uint32_t count = (psn - r->psn + 1) & PSN_MASK;
-	if (r->broken || r->gap || r->replay) {
-		NOT_EVALUATED(env, SEQ_READ_RESPONSE);
-	} else if (r->bytes != r->len) {
-		FAIL(env, SEQ_READ_RESPONSE, pc->frame, "READ of %u bytes at PSN %u (frame %llu) answered with %u bytes",
-		     r->len, r->psn, (ull)r->frame, r->bytes);
-	} else if (count < r->n_lo || count > r->n_hi) {
-		FAIL(env, SEQ_READ_RESPONSE, pc->frame,
-		     "READ of %u bytes at PSN %u (frame %llu) answered in %u responses; the PMTU asks for %u", r->len,
-		     r->psn, (ull)r->frame, count, r->n_lo);
-	} else {
-		PASS(env, SEQ_READ_RESPONSE);
-	}
-	r->complete = true;
-	r->replay = false;
-	/* Its last response fixes how many PSNs it took: the responder's next expected PSN follows. */
-	if (st->epsn_slack && psn_before(st->epsn, (psn + 1) & PSN_MASK) &&
-	    !psn_before((st->epsn + st->epsn_slack) & PSN_MASK, psn)) {
-		st->epsn = (psn + 1) & PSN_MASK;
-		st->epsn_slack = 0;
-	}
-	r->broken = false;
-	r->gap = false;
-	r->n_lo = r->n_hi = count;
-}
-
-void flow_seq_read_response(struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc)
-{
-	/* The responder's First/Middle sizes are its own PMTU, kept in its own stream. */
-	flow_seq_pmtu_consistent(env, &f->stream[pc->side], pc);
-	check_read_aeth(env, pc);
-	const struct rt_packet *p = pc->p;
-	struct read_slot *r = read_of(st, p->bth.psn);
-	if (!r) {
-		if (st->lossy)
-			NOT_EVALUATED(env, SEQ_READ_RESPONSE);
-		else
-			FAIL(env, SEQ_READ_RESPONSE, pc->frame, "%s PSN %u answers no READ request", label(p), p->bth.psn);
-		return;
-	}
-	read_response_place(env, f, st, pc, r);
-	flow_rsp_duplicate_read(env, st, pc, r->replay);
-	if (p->op->position == RT_POS_LAST || p->op->position == RT_POS_ONLY)
-		read_response_last(env, st, pc, r);
-}
-
-void flow_seq_atomic_ack(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
-{
-	uint32_t psn = pc->p->bth.psn;
-	for (uint32_t i = 0; i < READ_SLOTS; i++) {
-		if (st->reads[i].used && st->reads[i].atomic && st->reads[i].psn == psn) {
-			st->reads[i].complete = true;
-			PASS(env, SEQ_ATOMIC_ACK);
-			return;
-		}
-	}
-	if (st->lossy)
-		NOT_EVALUATED(env, SEQ_ATOMIC_ACK);
-	else
-		FAIL(env, SEQ_ATOMIC_ACK, pc->frame, "Atomic Acknowledge PSN %u matches no Compare&Swap or Fetch&Add", psn);
 }
 
 /* ---- the end of the capture -------------------------------------------------------- */
@@ -566,10 +544,10 @@ void flow_seq_atomic_ack(struct checker_env *env, struct stream *st, const struc
 void flow_seq_finish(struct checker_env *env, struct flow *f, struct stream *st)
 {
 	for (uint32_t i = 0; i < st->gap_count; i++)
-		gap_judge(env, f, st, &st->gaps[i]);
+		gap_judge(env, f, &st->gaps[i]);
 	st->gap_count = 0;
 	if (st->ahead_due) {
-		if (st->misses >= 2) {
+		if (flow_misses(f) >= 2) {
 			NOT_EVALUATED(env, SEQ_ACK_AHEAD);
 			flow_note(f, NOTE_RESPONDER_AHEAD, st->ahead_frame, st->ahead_psn, 0);
 		} else {

@@ -37,13 +37,42 @@ struct half_slot {
 	uint8_t side;		/* the sending side */
 };
 
+/*
+ * Per side of a flow: whether its bad ICRCs would all verify with one
+ * covered field rewritten (rt_icrc_solve). Only bad ICRCs cost anything,
+ * and only while no ICRC of the side has verified and some field still fits.
+ */
+struct icrc_watch {
+	bool verified;		/* an ICRC of this side was right: nothing to explain */
+	uint64_t bad;		/* bad ICRCs (until one verified) */
+	uint64_t first_frame;
+	uint8_t fits;		/* bit per enum rt_icrc_field: every bad ICRC verifies with some value of it */
+	uint8_t same;		/* ... and with the same value */
+	bool lengths_vary;	/* the bad packets are not all as long as the first */
+	uint32_t first_len;
+	uint32_t value[RT_ICRC_FIELDS];	   /* the value the first bad ICRC needs */
+	uint32_t captured[RT_ICRC_FIELDS]; /* the field as that packet has it */
+};
+#define ICRC_FIELDS_ALL ((uint8_t)((1u << RT_ICRC_FIELDS) - 1))
+
+/* A flow and what the driver keeps about it besides; flow comes first, so a struct flow * points to one. */
+struct tracked_flow {
+	struct flow flow;
+	struct icrc_watch icrc[2];
+};
+
+static struct tracked_flow *tracked(struct flow *f)
+{
+	return (struct tracked_flow *)f;
+}
+
 struct rt_checker {
 	struct rt_check_config cfg;
 	struct rt_verdicts v;
 	struct checker_env env;
 	struct rt_check_totals totals;
 
-	struct flow **flows;	/* stable pointers: a flow never moves */
+	struct flow **flows;	/* stable pointers (to struct tracked_flow): a flow never moves */
 	size_t flow_count, flow_cap;
 	struct half_slot *table;	/* open addressing, power-of-two size */
 	size_t table_size;
@@ -62,6 +91,8 @@ struct rt_checker {
 	struct flow *cur_flow;
 	struct pkt_ctx *cur_pc;
 	bool finished;
+	struct rt_icrc_solver icrc_solver;	/* for bad ICRCs only */
+	struct rt_frame_result last;	/* rt_checker_last_frame() */
 };
 
 void rt_check_config_init(struct rt_check_config *cfg)
@@ -126,7 +157,8 @@ struct rt_checker *rt_checker_new(const struct rt_check_config *cfg, struct rt_e
 	memcpy(c->v.enabled, c->cfg.enabled, sizeof c->v.enabled);
 	c->v.on_violation = on_violation;
 	c->v.ctx = c;
-	c->env = (struct checker_env){ .cfg = &c->cfg, .v = &c->v, .last_ts_ns = INT64_MIN };
+	c->env = (struct checker_env){ .cfg = &c->cfg, .v = &c->v, .last_ts_ns = INT64_MIN, .ts_slack_ns = 1000 };
+	rt_icrc_solver_init(&c->icrc_solver);
 	c->table_size = 256;
 	c->table = calloc(c->table_size, sizeof *c->table);
 	if (!c->table) {
@@ -209,13 +241,31 @@ static bool table_insert(struct rt_checker *c, const struct half_key *k, size_t 
 	return true;
 }
 
+/* A RoCE v1 GID of the form ::ffff:a.b.c.d (ten zero bytes, ff ff, the IPv4 address). */
+static bool ipv4_mapped(const uint8_t *gid)
+{
+	static const uint8_t prefix[12] = { [10] = 0xFF, [11] = 0xFF };
+	return !memcmp(gid, prefix, sizeof prefix);
+}
+
+/*
+ * The packet's endpoints as flows name them (IPv4 in the first 4 bytes, the
+ * rest zero): a RoCE v1 packet between IPv4-mapped GIDs by those IPv4
+ * addresses, so that it meets the RoCE v2 packets of a peer answering in v2.
+ */
 static void make_key(struct half_key *k, const struct rt_packet *p)
 {
 	memset(k, 0, sizeof *k);
-	memcpy(k->src, p->src_ip, 16);
-	memcpy(k->dst, p->dst_ip, 16);
+	if (p->roce_version == 1 && ipv4_mapped(p->src_ip) && ipv4_mapped(p->dst_ip)) {
+		memcpy(k->src, p->src_ip + 12, 4);
+		memcpy(k->dst, p->dst_ip + 12, 4);
+		k->ip_version = 4;
+	} else {
+		memcpy(k->src, p->src_ip, 16);
+		memcpy(k->dst, p->dst_ip, 16);
+		k->ip_version = p->ip_version;
+	}
 	k->qp = p->bth.dest_qp;
-	k->ip_version = p->ip_version;
 }
 
 static bool same_ip(const uint8_t *a, const uint8_t *b)
@@ -227,18 +277,19 @@ static bool same_ip(const uint8_t *a, const uint8_t *b)
  * A connection this packet could be the second half of: the known half goes
  * the other way between the same IPs, the other half is still unknown.
  */
-static struct flow *find_partner(struct rt_checker *c, const struct rt_packet *p, int *side)
+static struct flow *find_partner(struct rt_checker *c, const struct half_key *k, const struct rt_packet *p,
+				 int *side)
 {
 	struct flow *best = NULL;
 	int best_score = 0, candidates = 0;
 	for (size_t i = 0; i < c->flow_count; i++) {
 		struct flow *f = c->flows[i];
 		/* A CNP (sent by the side being congested) may be the first packet of the return half. */
-		if (f->info.paired || f->info.transport == RT_TRANSPORT_UD || f->info.ip_version != p->ip_version ||
+		if (f->info.paired || f->info.transport == RT_TRANSPORT_UD || f->info.ip_version != k->ip_version ||
 		    (f->info.transport != p->op->transport && p->op->family != RT_FAMILY_CNP))
 			continue;
 		/* Side 0 sent the known half, to side 1; this packet must come from side 1 to side 0. */
-		if (!same_ip(f->info.side[1].ip, p->src_ip) || !same_ip(f->info.side[0].ip, p->dst_ip))
+		if (!same_ip(f->info.side[1].ip, k->src) || !same_ip(f->info.side[0].ip, k->dst))
 			continue;
 		candidates++;
 		int score = 1;
@@ -246,7 +297,7 @@ static struct flow *find_partner(struct rt_checker *c, const struct rt_packet *p
 		if (p->op->response && st->started && rt_psn_diff(p->bth.psn, st->first_psn) >= 0 &&
 		    rt_psn_diff(p->bth.psn, st->frontier) < 0)
 			score += 4;	/* answers a PSN this connection's requester sent */
-		if (p->udp_sport == f->info.side[0].udp_sport)
+		if (p->roce_version == 2 && f->info.side[0].rocev2 && p->udp_sport == f->info.side[0].udp_sport)
 			score += 2;	/* rxe uses one source port both ways */
 		if (score > best_score) {
 			best = f;
@@ -259,7 +310,8 @@ static struct flow *find_partner(struct rt_checker *c, const struct rt_packet *p
 	return best;
 }
 
-static struct flow *flow_new(struct rt_checker *c, const struct rt_packet *p, uint64_t frame, int64_t ts)
+static struct flow *flow_new(struct rt_checker *c, const struct half_key *k, const struct rt_packet *p,
+			     uint64_t frame, int64_t ts)
 {
 	if (c->flow_count >= c->cfg.max_flows)
 		return NULL;
@@ -271,14 +323,15 @@ static struct flow *flow_new(struct rt_checker *c, const struct rt_packet *p, ui
 		c->flows = flows;
 		c->flow_cap = cap;
 	}
-	struct flow *f = calloc(1, sizeof *f);
-	if (!f)
+	struct tracked_flow *t = calloc(1, sizeof *t);
+	if (!t)
 		return NULL;
+	struct flow *f = &t->flow;
 	f->info.id = (uint32_t)c->flow_count + 1;
 	f->info.transport = p->op->transport;
-	f->info.ip_version = p->ip_version;
-	memcpy(f->info.side[0].ip, p->src_ip, 16);
-	memcpy(f->info.side[1].ip, p->dst_ip, 16);
+	f->info.ip_version = k->ip_version;
+	memcpy(f->info.side[0].ip, k->src, 16);
+	memcpy(f->info.side[1].ip, k->dst, 16);
 	f->info.side[1].qp = p->bth.dest_qp;
 	f->info.side[1].qp_known = true;
 	if (p->op->transport == RT_TRANSPORT_UD && (p->ext_present & RT_EXT_DETH)) {
@@ -311,14 +364,14 @@ static struct flow *flow_of(struct rt_checker *c, const struct rt_packet *p, uin
 	} else {
 		f = NULL;
 		if (p->op->transport != RT_TRANSPORT_UD)
-			f = find_partner(c, p, side);
+			f = find_partner(c, &k, p, side);
 		if (f) {
 			f->info.paired = true;
 			f->info.side[0].qp = p->bth.dest_qp;
 			f->info.side[0].qp_known = true;
 			f->info.side[1].udp_sport = p->udp_sport;
 		} else {
-			f = flow_new(c, p, frame, ts);
+			f = flow_new(c, &k, p, frame, ts);
 			*side = 0;
 			if (!f)
 				return NULL;
@@ -400,16 +453,57 @@ static bool parse_roce(struct rt_checker *c, struct rt_packet *p, enum rt_link l
 
 static void count_packet(struct rt_flow_info *fi, int side, const struct rt_packet *p, uint64_t frame, int64_t ts_ns)
 {
+	struct rt_flow_side *fs = &fi->side[side];
 	fi->packets++;
-	fi->side[side].packets++;
-	if (!fi->side[side].udp_sport)
-		fi->side[side].udp_sport = p->udp_sport;
+	fs->packets++;
+	if (p->roce_version == 1) {
+		fs->rocev1 = true;
+	} else {
+		fs->rocev2 = true;
+		if (!fs->udp_sport)
+			fs->udp_sport = p->udp_sport;
+	}
 	fi->last_frame = frame;
 	fi->last_ts_ns = ts_ns;
 	if (p->op->response)
-		fi->side[side].responses++;
+		fs->responses++;
 	else if (p->op->family != RT_FAMILY_CNP)
-		fi->side[side].requests++;
+		fs->requests++;
+}
+
+/* A bad ICRC of a side that has had no good one: which fields, rewritten, would make it verify. */
+static void watch_bad_icrc(struct rt_checker *c, struct icrc_watch *w, const struct rt_packet *p, uint64_t frame)
+{
+	if (w->verified)
+		return;
+	uint32_t len = p->icrc_off - p->l3_off;
+	if (w->bad++ == 0) {
+		w->fits = w->same = ICRC_FIELDS_ALL;
+		w->first_frame = frame;
+		w->first_len = len;
+	}
+	w->lengths_vary |= len != w->first_len;
+	if (!w->fits)
+		return;
+	uint32_t computed = rt_icrc_compute(p);
+	for (unsigned i = 0; i < RT_ICRC_FIELDS; i++) {
+		enum rt_icrc_field field = (enum rt_icrc_field)i;
+		uint8_t bit = (uint8_t)(1u << i);
+		uint32_t v;
+		if (!(w->fits & bit))
+			continue;
+		if (!rt_icrc_solve(&c->icrc_solver, p, computed, field, &v)) {
+			w->fits &= (uint8_t)~bit;
+		} else if (w->bad == 1) {
+			w->value[i] = v;
+			rt_icrc_field_value(p, field, &w->captured[i]);
+		} else if (v != w->value[i]) {
+			w->same &= (uint8_t)~bit;
+			/* Every ICRC has a 32-bit solution: only one shared by all packets says anything. */
+			if (rt_icrc_field_bytes(field) == 4)
+				w->fits &= (uint8_t)~bit;
+		}
+	}
 }
 
 /* A packet of a flow: the PKT rules with the flow's PMTU, then the flow rules, then its ladder row. */
@@ -432,6 +526,9 @@ static void check_in_flow(struct rt_checker *c, struct flow *f, int side, const 
 	if (pc.icrc_bad) {
 		fi->bad_icrc++;
 		pc.ladder_flags |= RT_LADDER_BAD_ICRC;
+		watch_bad_icrc(c, &tracked(f)->icrc[side], p, frame);
+	} else if (!p->truncated) {
+		tracked(f)->icrc[side].verified = true;
 	}
 	if (p->op->family == RT_FAMILY_CNP) {
 		fi->cnps++;
@@ -440,6 +537,11 @@ static void check_in_flow(struct rt_checker *c, struct flow *f, int side, const 
 	flow_check_packet(&c->env, f, &pc);
 	if (f->info.id <= c->cfg.ladder_flows)
 		record_ladder(f, &pc);
+	c->last.flow = fi->id;
+	c->last.side = (uint8_t)side;
+	c->last.flags = pc.ladder_flags;
+	if (c->cfg.on_packet)
+		c->cfg.on_packet(c->cfg.ctx, p, &c->last, ts_ns);
 
 	c->cur_flow = NULL;
 	c->cur_pc = NULL;
@@ -452,12 +554,18 @@ void rt_checker_frame(struct rt_checker *c, enum rt_link link, uint64_t frame, i
 {
 	struct rt_packet p;
 	c->totals.frames++;
+	c->last = (struct rt_frame_result){ .frame = frame };
 	if (ts_ns > c->env.last_ts_ns)
 		c->env.last_ts_ns = ts_ns;
+	/* Whole microseconds so far: a capture format that keeps no finer time (pcap's usual one). */
+	if (c->env.ts_slack_ns && ts_ns % 1000)
+		c->env.ts_slack_ns = 0;
 	c->v.flow = 0;
 	c->v.flow_counts = NULL;
 	if (!parse_roce(c, &p, link, frame, data, caplen, wirelen))
 		return;
+	/* Once, for the PKT and flow rules alike: the ICRC, and the payload's CRC from the same pass. */
+	rt_icrc_verify(&p);
 
 	int side = 0;
 	struct flow *f = p.op && p.op->supported ? flow_of(c, &p, frame, ts_ns, &side) : NULL;
@@ -530,34 +638,139 @@ static void note_text(char *out, size_t size, enum flow_note kind, const struct 
 		snprintf(out, size, "more pending checks than the checker keeps: %llu left not evaluated, first at frame %llu",
 			 count, frame);
 		break;
+	case NOTE_FIELDS_CUT:
+		snprintf(out, size, "%llu packet(s) cut before their %s (snap length), first at frame %llu: rules needing it "
+			 "not evaluated", count, rt_ext_header_name((enum rt_ext_header)n->detail), frame);
+		break;
+	case NOTE_INTERLEAVED:
+		snprintf(out, size, "capture order is not send order: %llu answer(s) captured before their request, "
+			 "first at frame %llu", count, frame);
+		break;
+	case NOTE_LATE_PACKET:
+		snprintf(out, size, "capture order is not send order: %llu resend(s) captured after a newer NAK, "
+			 "first PSN %u at frame %llu", count, n->psn, frame);
+		break;
 	case NOTE_COUNT:
 		break;
 	}
 }
 
+/* The next free note line of a flow; NULL, counted as dropped, when it has RT_FLOW_MAX_NOTES. */
+static char *next_note(struct flow *f)
+{
+	if (f->info.note_count == RT_FLOW_MAX_NOTES) {
+		f->info.notes_dropped++;
+		return NULL;
+	}
+	return f->info.notes[f->info.note_count++];
+}
+
 static void render_note(struct flow *f, enum flow_note kind)
 {
 	const struct note_count *n = &f->notes[kind];
-	if (!n->count)
-		return;
-	if (f->info.note_count == RT_FLOW_MAX_NOTES) {
-		f->info.notes_dropped++;
-		return;
-	}
-	note_text(f->info.notes[f->info.note_count++], RT_FLOW_NOTE_BYTES, kind, n);
+	char *note = n->count ? next_note(f) : NULL;
+	if (note)
+		note_text(note, RT_FLOW_NOTE_BYTES, kind, n);
 }
 
-static void render_pmtu_notes(struct rt_checker *c, struct flow *f)
+static void render_pmtu_notes(struct flow *f)
 {
 	for (int s = 0; s < 2; s++) {
 		const struct rt_flow_side *fs = &f->info.side[s];
-		if (!fs->pmtu_inferred || f->info.note_count == RT_FLOW_MAX_NOTES)
-			continue;
-		snprintf(f->info.notes[f->info.note_count++], RT_FLOW_NOTE_BYTES,
-			 "PMTU %u inferred for side %d from its First/Middle packets (frame %llu); give --pmtu to check it",
-			 fs->pmtu, s, (unsigned long long)fs->pmtu_frame);
+		char *note = fs->pmtu_inferred ? next_note(f) : NULL;
+		if (note)
+			snprintf(note, RT_FLOW_NOTE_BYTES,
+				 "PMTU %u inferred for side %d from its First/Middle packets (frame %llu); give --pmtu to check it",
+				 fs->pmtu, s, (unsigned long long)fs->pmtu_frame);
 	}
-	(void)c;
+}
+
+/* Both RoCE versions on one connection: the ends were set up with different GID types, which no rule forbids. */
+static void render_version_note(struct flow *f)
+{
+	const struct rt_flow_side *a = &f->info.side[0], *b = &f->info.side[1];
+	char *note = (a->rocev1 || b->rocev1) && (a->rocev2 || b->rocev2) ? next_note(f) : NULL;
+	if (note)
+		snprintf(note, RT_FLOW_NOTE_BYTES,
+			 "side 0 sends %s, side 1 %s: the ends use different GID types, a configuration oddity, "
+			 "not a rule violation", rt_flow_side_versions(a), rt_flow_side_versions(b));
+}
+
+static void format_field(char *buf, size_t size, enum rt_icrc_field field, uint32_t v)
+{
+	if (rt_icrc_field_bytes(field) == 2)
+		snprintf(buf, size, "0x%04x", v);
+	else
+		snprintf(buf, size, "%u.%u.%u.%u", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF);
+}
+
+/* Every bad ICRC of the side verifies with one value of field i. */
+static bool one_value_fits(const struct icrc_watch *w, int i)
+{
+	return !w->verified && w->bad && ((w->fits & w->same) >> i) & 1;
+}
+
+/*
+ * A 16-bit field that explains every bad ICRC of a side: with one value
+ * (one_value), or a value per packet. A random fault fits one in 65536 times.
+ */
+static int narrow_field(const struct icrc_watch *w, bool one_value)
+{
+	for (int i = 0; i < RT_ICRC_FIELDS; i++)
+		if (rt_icrc_field_bytes((enum rt_icrc_field)i) == 2 &&
+		    (one_value ? one_value_fits(w, i) : !w->verified && w->bad && ((w->fits >> i) & 1)))
+			return i;
+	return -1;
+}
+
+/*
+ * An IPv4 address that explains every bad ICRC of side s. Any fault fits a
+ * 32-bit field, and a change anywhere at a fixed place in the headers (the
+ * other address, say) fits each address field with one value whatever the
+ * packet's length. So the claim needs the other direction to agree: an
+ * endpoint's address is side s's source and the other side's destination
+ * (a NAT rewrites both), and both must give the same value, over packets of
+ * several lengths in one direction at least.
+ */
+static int agreed_address(const struct icrc_watch w[2], int s)
+{
+	static const int own[2][2] = { { RT_ICRC_FIELD_IPV4_SRC, RT_ICRC_FIELD_IPV4_DST },
+				       { RT_ICRC_FIELD_IPV4_DST, RT_ICRC_FIELD_IPV4_SRC } };
+	const struct icrc_watch *mine = &w[s], *theirs = &w[1 - s];
+	for (int e = 0; e < 2; e++) {
+		int a = own[e][0], b = own[e][1];
+		if (one_value_fits(mine, a) && one_value_fits(theirs, b) && mine->value[a] == theirs->value[b] &&
+		    (mine->lengths_vary || theirs->lengths_vary))
+			return a;
+	}
+	return -1;
+}
+
+static void render_icrc_note(struct flow *f, int side)
+{
+	const struct icrc_watch *w = &tracked(f)->icrc[side];
+	int i = narrow_field(w, true);
+	if (i < 0)
+		i = agreed_address(tracked(f)->icrc, side);
+	bool same = i >= 0;
+	if (i < 0)
+		i = narrow_field(w, false);
+	char *note = i >= 0 ? next_note(f) : NULL;
+	if (!note)
+		return;
+	enum rt_icrc_field field = (enum rt_icrc_field)i;
+	char was[20], captured[20];
+	format_field(was, sizeof was, field, w->value[i]);
+	format_field(captured, sizeof captured, field, w->captured[i]);
+	unsigned long long n = w->bad, frame = w->first_frame;
+	if (same)
+		snprintf(note, RT_FLOW_NOTE_BYTES, "side %d: its %llu bad ICRC%s verif%s if the %s was %s, not %s: "
+			 "the capture tool probably rewrote it", side, n, n == 1 ? "" : "s", n == 1 ? "ies" : "y",
+			 rt_icrc_field_name(field), was, captured);
+	else
+		snprintf(note, RT_FLOW_NOTE_BYTES, "side %d: its %llu bad ICRCs each verify with another %s "
+			 "(frame %llu: %s, not %s): the capture tool probably rewrote it", side, n,
+			 rt_icrc_field_name(field), frame, was, captured);
 }
 
 void rt_checker_finish(struct rt_checker *c)
@@ -572,7 +785,10 @@ void rt_checker_finish(struct rt_checker *c)
 		flow_finish(&c->env, f);
 		ladder_flush(f);
 		f->info.ladder = f->ladder;
-		render_pmtu_notes(c, f);
+		render_version_note(f);
+		render_icrc_note(f, 0);
+		render_icrc_note(f, 1);
+		render_pmtu_notes(f);
 		for (int k = 0; k < NOTE_COUNT; k++)
 			render_note(f, (enum flow_note)k);
 	}
@@ -590,6 +806,11 @@ const struct rt_verdicts *rt_checker_verdicts(const struct rt_checker *c)
 	return &c->v;
 }
 
+const struct rt_frame_result *rt_checker_last_frame(const struct rt_checker *c)
+{
+	return &c->last;
+}
+
 const struct rt_check_config *rt_checker_config(const struct rt_checker *c)
 {
 	return &c->cfg;
@@ -603,6 +824,11 @@ size_t rt_checker_flow_count(const struct rt_checker *c)
 const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i)
 {
 	return i < c->flow_count ? &c->flows[i]->info : NULL;
+}
+
+const char *rt_flow_side_versions(const struct rt_flow_side *s)
+{
+	return s->rocev1 && s->rocev2 ? "RoCE v1 and v2" : s->rocev1 ? "RoCE v1" : s->rocev2 ? "RoCE v2" : "nothing";
 }
 
 void rt_flow_format_ip(const struct rt_flow_info *f, int side, char *buf, size_t size)

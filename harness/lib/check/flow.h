@@ -23,25 +23,39 @@ struct psn_slot {
 	uint32_t crc;		/* CRC-32 of the payload */
 	uint32_t len;		/* payload bytes (READ request: RETH DMA length) */
 	int64_t ts_ns;		/* when it was (last) sent */
+	uint64_t frame;		/* where it was (last) sent */
 	uint8_t opcode;
 	bool used;
 };
 
-/* An outstanding READ or atomic request, waiting for its responses. */
+/*
+ * An outstanding READ or atomic request, waiting for its responses. The
+ * requester may ask again (a duplicate, whole or from a PSN inside the READ)
+ * before the answers come back; the responder answers every request in
+ * order, so the responses come in passes, one per request: each pass is
+ * bound to the oldest request not yet answered (check_read.c).
+ */
 #define READ_SLOTS 16u
+#define READ_ASKS 4u	/* duplicates of one READ waiting for their pass */
 struct read_slot {
 	bool used;
 	bool atomic;
-	bool replay;		/* a duplicate asked for the responses again from replay_psn */
 	bool broken;		/* a violation was reported: stop judging this READ */
 	bool gap;		/* responses missing from the capture: not judged */
-	bool complete;		/* its last response (or atomic ACK) arrived */
+	bool complete;		/* a pass of responses (or an atomic ACK) ended */
+	bool answered;		/* a pass for the original request began */
+	bool len_unknown;	/* the capture cut the RETH: its length is not known */
+	bool in_pass;		/* a pass of responses is under way */
+	bool pass_replay;	/* it answers a duplicate (the responder's current MSN, not judged) */
+	uint8_t asks;		/* duplicates waiting: ask_psn/ask_len[0..asks) */
 	uint32_t psn;		/* the request's PSN */
 	uint32_t len;		/* RETH DMA length */
 	uint32_t n_lo, n_hi;	/* responses it needs (a range while the PMTU is unknown) */
-	uint32_t next;		/* next response PSN expected; == psn before the first */
-	uint32_t bytes;		/* payload received so far */
-	uint32_t replay_psn;
+	uint32_t n_next;	/* the span the requester's next request implies (0: none yet) */
+	uint32_t pass_start;	/* the PSN the pass's request asked from */
+	uint32_t next;		/* next response PSN expected in the pass */
+	uint32_t bytes;		/* payload the pass brought so far */
+	uint32_t ask_psn[READ_ASKS], ask_len[READ_ASKS];
 	uint64_t frame;
 };
 
@@ -131,6 +145,9 @@ enum flow_note {
 	NOTE_ENDS_BEFORE_NAK,
 	NOTE_ONE_DIRECTION,
 	NOTE_WINDOW_EXCEEDED,		/* more pending checks than slots: some not evaluated */
+	NOTE_FIELDS_CUT,		/* headers a rule needs cut by the snap length (detail: rt_ext_header bits) */
+	NOTE_INTERLEAVED,		/* an answer captured before the request it answers */
+	NOTE_LATE_PACKET,		/* a resend of an earlier run captured after a newer NAK */
 	NOTE_COUNT
 };
 
@@ -151,15 +168,22 @@ struct stream {
 	uint32_t prev_psn;	/* PSN of the previous request */
 	uint32_t prev_lo, prev_hi; /* PSNs the previous request used (READ: N of them, a range if N unknown) */
 	uint32_t frontier;	/* one past the highest PSN ever sent (upper bound while READ spans are unknown) */
+	bool frontier_unsure;	/* set by a new READ whose span is a range: the next request fixes it */
 	bool lossy;		/* packets of this stream were lost or missed before the capture point */
-	bool read_gap_due;	/* READ responses skipped read_gap_psn: a re-request from it is due */
-	uint32_t read_gap_psn;
+	/*
+	 * An implicit NAK: responses beyond an unanswered READ or atomic (or a
+	 * READ response missing in the sequence) ask the requester to send it
+	 * again from implicit_psn at once, with no timeout.
+	 */
+	bool implicit_due;
+	uint32_t implicit_psn;
 	uint32_t misses;	/* how many packets showed that the capture lacks packets of this stream */
 	bool miss_now;		/* the packet at hand already counted one */
 	/* SEQ-ACK-AHEAD: an answer for a PSN not (yet) seen sent; decided by the next request. */
 	bool ahead_due;
 	uint32_t ahead_psn;
 	uint64_t ahead_frame;
+	int64_t ahead_ts_ns;
 
 	/* The message being sent. */
 	bool msg_open;
@@ -191,6 +215,11 @@ struct stream {
 	 */
 	bool nak_prev;
 	uint32_t nak_prev_psn;
+	/* flow_misses() before and after the NAK: signs of a lossy capture other than the NAK's own gap. */
+	uint32_t nak_misses_before, nak_misses_after;
+	bool have_last_nak;	/* the newest NAK sequence error, answered or not */
+	uint32_t last_nak_psn;
+	int64_t last_nak_ts_ns;
 	bool rnr;
 	uint32_t rnr_psn;
 	uint64_t rnr_frame;
@@ -199,6 +228,7 @@ struct stream {
 	uint32_t rnr_count;	/* RNR NAKs in a row for rnr_psn */
 	uint32_t retry_psn;	/* the PSN the last retransmission run started at */
 	uint32_t retry_count;	/* runs in a row starting there without progress */
+	bool answers_cut;	/* an answer cut before its AETH came: any run may be a NAK's */
 	bool fatal_received;	/* a fatal NAK came for this stream: the requester must stop */
 	uint64_t fatal_frame;
 	int64_t fatal_grace_ns;	/* requests until then were in flight when the NAK was sent (one round trip) */
@@ -208,6 +238,7 @@ struct stream {
 
 	/* REQ-GO-BACK-N in a flow without loss: a resend that skipped p waits for proof of loss. */
 	bool gbn_suspect;
+	bool gbn_skipped;	/* the skipped PSN was sent after the run went past it */
 	uint32_t gbn_p, gbn_psn;
 	uint64_t gbn_frame;
 
@@ -236,6 +267,7 @@ struct stream {
 	uint32_t done_head, done_count;
 	bool have_msn;
 	uint32_t last_msn;
+	uint32_t last_msn_upto;	/* the PSN last_msn counted messages up to */
 
 	struct read_slot reads[READ_SLOTS];
 
@@ -249,12 +281,13 @@ struct flow {
 	bool side_fatal[2];		/* side sent a fatal NAK: must be silent from then on */
 	uint64_t side_fatal_frame[2];
 	struct note_count notes[NOTE_COUNT];
-	/* Ladder rows (NULL when not drawn) and the run of ordinary packets being folded. */
+	/*
+	 * Ladder rows (NULL when not drawn); the same block holds, after
+	 * ladder_cap rows, the run of ordinary packets being folded (ladder.c).
+	 */
 	struct rt_ladder_event *ladder;
 	uint32_t ladder_cap;
-	struct rt_ladder_event run[4];	/* first two and last two of the run */
-	struct rt_ladder_event run_fold_first, run_fold_last; /* the first and last packet a fold hides */
-	uint32_t run_count;
+	uint32_t run_count;	/* packets in that run */
 };
 
 /* Everything a stream rule needs about the packet at hand. */
@@ -271,6 +304,12 @@ struct checker_env {
 	const struct rt_check_config *cfg;
 	struct rt_verdicts *v;
 	int64_t last_ts_ns;	/* newest timestamp in the capture so far */
+	/*
+	 * How far a timestamp may be from the true time: 1 us while every
+	 * timestamp is a whole microsecond (truncated by the capture format),
+	 * else 0. Timer rules allow it at both ends of what they measure.
+	 */
+	int64_t ts_slack_ns;
 };
 
 /* check_flow.c: the SEQ/RSP/REQ rules (check_seq.c, check_rsp.c, check_req.c; check_flow.h). */

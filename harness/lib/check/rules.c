@@ -53,15 +53,6 @@ void rt_verdicts_init(struct rt_verdicts *v)
 		v->enabled[r] = true;
 }
 
-void rt_verdict_pass(struct rt_verdicts *v, enum rt_rule rule)
-{
-	if (!v->enabled[rule])
-		return;
-	v->total.checked[rule]++;
-	if (v->flow_counts)
-		v->flow_counts->checked[rule]++;
-}
-
 void rt_verdict_not_evaluated(struct rt_verdicts *v, enum rt_rule rule)
 {
 	if (!v->enabled[rule])

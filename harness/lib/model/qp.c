@@ -23,6 +23,10 @@ static int validate(const struct rt_qp_config *c, struct rt_error *err)
 		rt_error_set(err, "IP version %u: 4 or 6", c->ip_version);
 		return -1;
 	}
+	if (c->roce_version > 2) {
+		rt_error_set(err, "RoCE version %u: 1 or 2", c->roce_version);
+		return -1;
+	}
 	if (!rt_is_pmtu(c->pmtu)) {
 		rt_error_set(err, "PMTU %u: one of 256, 512, 1024, 2048, 4096", c->pmtu);
 		return -1;
@@ -121,6 +125,18 @@ uint8_t qp_opcode(const struct rt_qp *qp, uint8_t rc_opcode)
 	return qp->cfg.transport == RT_TRANSPORT_UC ? RT_OP_UC(rc_opcode) : rc_opcode;
 }
 
+/* The GID of an address: an IPv6 address itself, an IPv4 one mapped (::ffff:a.b.c.d, wire-facts.md). */
+static void gid_of(const uint8_t ip[16], uint8_t ip_version, uint8_t gid[16])
+{
+	if (ip_version == 6) {
+		memcpy(gid, ip, 16);
+		return;
+	}
+	memset(gid, 0, 10);
+	gid[10] = gid[11] = 0xFF;
+	memcpy(gid + 12, ip, 4);
+}
+
 /* Everything a frame from this QP to its peer has in common. */
 void qp_frame_init(const struct rt_qp *qp, struct qp_frame *f, uint8_t opcode, uint32_t psn)
 {
@@ -135,8 +151,15 @@ void qp_frame_init(const struct rt_qp *qp, struct qp_frame *f, uint8_t opcode, u
 		s->vlan_tci[0] = c->vlan_tci;
 	}
 	s->ip_version = c->ip_version;
-	memcpy(s->src_ip, c->ip, 16);
-	memcpy(s->dst_ip, c->peer_ip, 16);
+	if (c->roce_version == 1) {
+		/* The GRH carries GIDs where RoCE v2 has IP addresses. */
+		s->roce_version = 1;
+		gid_of(c->ip, c->ip_version, s->src_ip);
+		gid_of(c->peer_ip, c->ip_version, s->dst_ip);
+	} else {
+		memcpy(s->src_ip, c->ip, 16);
+		memcpy(s->dst_ip, c->peer_ip, 16);
+	}
 	s->tos = c->tos;
 	s->ip_id = qp->ip_id;
 	s->ip_df = true;
@@ -196,11 +219,23 @@ void qp_enter_error(struct rt_qp *qp)
 	resp_flush(qp);
 }
 
+/*
+ * A RoCE device holds a GID of each type for its address, so either version
+ * reaches the QP: RoCE v2 by IP address and UDP port, RoCE v1 by the GRH's
+ * destination GID.
+ */
 static bool addressed_to_me(const struct rt_qp *qp, const struct rt_packet *p)
 {
+	if (p->bth.dest_qp != qp->cfg.qpn)
+		return false;
+	if (p->roce_version == 1) {
+		uint8_t gid[16];
+		gid_of(qp->cfg.ip, qp->cfg.ip_version, gid);
+		return !memcmp(p->dst_ip, gid, sizeof gid);
+	}
 	size_t ip_len = qp->cfg.ip_version == 4 ? 4 : 16;
 	return p->ip_version == qp->cfg.ip_version && !memcmp(p->dst_ip, qp->cfg.ip, ip_len) &&
-	       p->udp_dport == RT_ROCEV2_UDP_PORT && p->bth.dest_qp == qp->cfg.qpn;
+	       p->udp_dport == RT_ROCEV2_UDP_PORT;
 }
 
 void rt_qp_receive(struct rt_qp *qp, int64_t now, const uint8_t *frame, uint32_t len)
@@ -213,9 +248,9 @@ void rt_qp_receive_frame(struct rt_qp *qp, int64_t now, const uint8_t *frame, ui
 	struct rt_packet p;
 	qp->now = now;
 	qp->stats.frames_received++;
-	/* What a channel adapter drops silently: not RoCE v2, not for this QP, bad ICRC, TVer not 0. */
+	/* What a channel adapter drops silently: not RoCE, not for this QP, bad ICRC, TVer not 0. */
 	if (rt_parse(&p, RT_LINK_ETHERNET, frame, len, len) != RT_PARSE_ROCE || p.truncated || !p.op ||
-	    !p.ext_complete || p.roce_version != 2 || !addressed_to_me(qp, &p) || (!icrc_known_good && rt_icrc_check(&p) != RT_ICRC_OK) ||
+	    !p.ext_complete || !addressed_to_me(qp, &p) || (!icrc_known_good && rt_icrc_check(&p) != RT_ICRC_OK) ||
 	    p.bth.tver != 0) {
 		qp->stats.dropped++;
 		return;

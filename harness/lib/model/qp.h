@@ -49,7 +49,7 @@ struct requester {
 	uint32_t pkts_since_ackreq;
 	uint32_t read_gap_psn;	/* a READ re-requested from here after a lost response */
 	bool read_gap;
-	bool nak_retry;		/* gone back for a NAK: more NAKs are ignored until progress (as rxe does) */
+	bool gone_back;		/* gone back for a NAK or implicit NAK: more are ignored until progress (as rxe does) */
 	enum rt_qp_bug mark;	/* a misbehaviour that shows in the next request sent */
 };
 

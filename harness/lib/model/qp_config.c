@@ -10,6 +10,7 @@ void rt_qp_config_init(struct rt_qp_config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->transport = RT_TRANSPORT_RC;
 	cfg->ip_version = 4;
+	cfg->roce_version = 2;
 	cfg->pmtu = 1024;
 	cfg->qkey = 0x11111111;
 	cfg->timeout = 14;
@@ -108,6 +109,7 @@ static const char *const bug_names[RT_BUG_COUNT] = {
 	[RT_BUG_GO_BACK_WRONG] = "go-back-wrong",
 	[RT_BUG_RNR_EARLY] = "rnr-early",
 	[RT_BUG_RETRANSMIT_ALTER] = "retransmit-alter",
+	[RT_BUG_PSN_IN_READ] = "psn-in-read",
 	[RT_BUG_ACCEPT_GAP] = "accept-gap",
 	[RT_BUG_ACK_AHEAD] = "ack-ahead",
 	[RT_BUG_NAK_REPEAT] = "nak-repeat",
@@ -136,6 +138,7 @@ const char *rt_fault_kind_name(enum rt_fault_kind k)
 	case RT_FAULT_DELAY: return "delay";
 	case RT_FAULT_CORRUPT: return "corrupt";
 	case RT_FAULT_MARK_CE: return "ce";
+	case RT_FAULT_MISS: return "miss";
 	}
 	return "?";
 }

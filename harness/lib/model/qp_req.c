@@ -176,7 +176,7 @@ static void progress(struct rt_qp *qp, uint32_t new_una)
 	if (rt_psn_diff(new_una, r->una) <= 0 || rt_psn_diff(new_una, r->max_sent) > 0)
 		return;
 	r->una = new_una;
-	r->nak_retry = false;
+	r->gone_back = false;
 	r->retries = 0;
 	r->rnr_retries = 0;
 	r->last_activity = qp->now;
@@ -188,12 +188,15 @@ static void progress(struct rt_qp *qp, uint32_t new_una)
 /*
  * Everything up to and including PSN q is acknowledged. A READ or atomic that
  * q passes without its answer having come had its answer lost: the requester
- * asks again from the first missing response (an implicit NAK).
+ * asks again from the first missing response (an implicit NAK). Once gone
+ * back, later ACKs past it change nothing until the answer comes (rxe starts
+ * no second retry either), so the request is not sent once per such ACK.
  */
 static void ack_through(struct rt_qp *qp, uint32_t q)
 {
 	struct requester *r = &qp->req;
 	uint32_t una = rt_psn_add(q, 1);
+	bool answer_lost = false;
 	for (uint32_t i = r->head; i != r->tail; i++) {
 		struct wqe *w = WQE(r, i);
 		if (!w->started)
@@ -203,14 +206,18 @@ static void ack_through(struct rt_qp *qp, uint32_t q)
 			break;	/* not acknowledged, or only part way */
 		if (is_rd_atomic(w->wr.opcode) && !w->acked) {
 			una = rt_psn_add(w->first_psn, (int32_t)w->read_pkts);
-			if (rt_psn_diff(cursor_psn(r), una) > 0)
-				rewind_to(r, una);
+			answer_lost = true;
 			break;
 		}
 		w->acked = true;
 	}
 	complete_head(qp);
+	/* After progress, which starts a new round of retries when una moved. */
 	progress(qp, una);
+	if (answer_lost && !r->gone_back && rt_psn_diff(cursor_psn(r), una) > 0) {
+		rewind_to(r, una);
+		r->gone_back = true;
+	}
 }
 
 /* PSNs before psn are acknowledged (when psn is ahead of the oldest outstanding one). */
@@ -253,7 +260,7 @@ static void on_nak(struct rt_qp *qp, const struct rt_packet *p)
 		 * (rxe ignores it the same way): going back again would send the
 		 * same packets twice.
 		 */
-		if ((r->rnr_wait && r->rnr_psn == psn) || r->nak_retry)
+		if ((r->rnr_wait && r->rnr_psn == psn) || r->gone_back)
 			return;
 		uint32_t from = psn;
 		if (qp_bug_now(qp, RT_BUG_GO_BACK_WRONG)) {
@@ -261,7 +268,7 @@ static void on_nak(struct rt_qp *qp, const struct rt_packet *p)
 			r->mark = RT_BUG_GO_BACK_WRONG;
 		}
 		if (retry_or_fail(qp, from))
-			r->nak_retry = true;
+			r->gone_back = true;
 		return;
 	}
 	static const enum rt_wc_status fatal[] = { RT_WC_SUCCESS, RT_WC_REMOTE_INVALID_REQUEST,
@@ -384,9 +391,13 @@ void req_receive(struct rt_qp *qp, int64_t now, const struct rt_packet *p)
 	case RT_FAMILY_ACK:
 		switch (rt_aeth_type(p->ext.aeth.syndrome)) {
 		case RT_AETH_ACK:
-			/* An ACK below the oldest outstanding PSN (a duplicate's re-ACK) tells nothing new. */
-			if (rt_psn_diff(p->bth.psn, r->una) >= 0)
-				ack_through(qp, p->bth.psn);
+			/*
+			 * An ACK below the oldest outstanding PSN (a duplicate's
+			 * re-ACK) moves nothing on, but it still completes a message
+			 * it covers that lies below that PSN, where only the
+			 * psn-in-read misbehaviour puts one (inside a READ's PSNs).
+			 */
+			ack_through(qp, p->bth.psn);
 			break;
 		case RT_AETH_NAK:
 			on_nak(qp, p);
@@ -556,20 +567,37 @@ static bool room_for(const struct rt_qp *qp, const struct wqe *w, uint32_t psn, 
 	return w->started || !rd_atomic || r->rd_atomic_out < qp->cfg.max_rd_atomic;
 }
 
-/* The WQE's first transmission gives it its PSNs, from psn. Returns true if the skip-psn bug moved them on by one. */
-static bool start_wqe(struct rt_qp *qp, struct wqe *w, uint32_t psn, bool rd_atomic)
+/* True when the WQE at idx is the first after a READ of several responses that took the PSNs just before psn. */
+static bool follows_long_read(const struct requester *r, uint32_t idx, uint32_t psn)
+{
+	const struct wqe *prev = WQE(r, idx - 1);
+	return prev->started && prev->wr.opcode == RT_WR_READ && prev->npkts > 1 &&
+	       rt_psn_add(prev->first_psn, (int32_t)prev->npkts) == psn;
+}
+
+/*
+ * The WQE's first transmission gives it its PSNs, from psn. Returns the
+ * misbehaviour that moved them: skip-psn (one on), psn-in-read (back into
+ * the READ before it, to the READ's PSN + 1), or RT_BUG_NONE.
+ */
+static enum rt_qp_bug start_wqe(struct rt_qp *qp, struct wqe *w, uint32_t psn, bool rd_atomic)
 {
 	struct requester *r = &qp->req;
-	bool skipped = reliable(qp) && qp_bug_now(qp, RT_BUG_SKIP_PSN);
-	if (skipped)
+	enum rt_qp_bug bug = RT_BUG_NONE;
+	if (reliable(qp) && qp_bug_now(qp, RT_BUG_SKIP_PSN)) {
 		psn = rt_psn_add(psn, 1);
+		bug = RT_BUG_SKIP_PSN;
+	} else if (reliable(qp) && follows_long_read(r, r->cur, psn) && qp_bug_now(qp, RT_BUG_PSN_IN_READ)) {
+		psn = rt_psn_add(WQE(r, r->cur - 1)->first_psn, 1);
+		bug = RT_BUG_PSN_IN_READ;
+	}
 	w->started = true;
 	w->first_psn = psn;
 	w->npkts = qp->cfg.transport == RT_TRANSPORT_UD ? 1 : wqe_packets(qp, &w->wr);
 	r->next_new_psn = rt_psn_add(psn, (int32_t)w->npkts);
 	if (rd_atomic)
 		r->rd_atomic_out++;
-	return skipped;
+	return bug;
 }
 
 /* Moves the cursor past the packet just sent at psn: a READ request stands for all its responses' PSNs. */
@@ -602,19 +630,19 @@ bool req_next(struct rt_qp *qp, int64_t now, struct qp_frame *f)
 	uint32_t psn = cursor_psn(r);
 	if (!room_for(qp, w, psn, rd_atomic))
 		return false;
-	bool skipped = false;
+	enum rt_qp_bug moved = RT_BUG_NONE;
+	bool resend = w->started && psn_was_sent(r, psn);
 	if (!w->started) {
-		skipped = start_wqe(qp, w, psn, rd_atomic);
+		moved = start_wqe(qp, w, psn, rd_atomic);
 		psn = w->first_psn;
 	}
 	uint32_t idx = r->cur_pkt;
-	bool resend = psn_was_sent(r, psn);
 	if (rd_atomic)
 		build_rd_atomic(qp, w, idx, psn, f);
 	else
 		build_message_packet(qp, w, idx, psn, resend, f);
-	if (skipped)
-		f->bug = RT_BUG_SKIP_PSN;
+	if (moved != RT_BUG_NONE)
+		f->bug = moved;
 	if (r->mark != RT_BUG_NONE) {
 		f->bug = r->mark;
 		r->mark = RT_BUG_NONE;

@@ -493,8 +493,12 @@ static int apply_capture(struct parser *p, const struct line *l)
 		{ "receiver", RT_TAP_RECEIVER }, { "a", RT_TAP_A }, { "b", RT_TAP_B }, { NULL, 0 },
 	};
 	int t = 0;
-	if (get_choice(p, NULL, l->word[0], taps, "receiver, a or b", &t))
+	if (get_choice(p, NULL, l->word[0], taps, "receiver, a or b", &t) ||
+	    opt_time(p, l, "skew", &p->sc->sim.tap_skew_ns))
 		return -1;
+	/* The skew delays the frames the capturing node sends; a receiver-side capture has no such node. */
+	if (t == RT_TAP_RECEIVER && val(l, "skew"))
+		return fail_key(p, "skew", "needs a capture at a node's port (capture a or capture b)");
 	p->sc->sim.tap = (enum rt_tap)t;
 	return 0;
 }
@@ -536,6 +540,7 @@ struct node_key {
 #define NODE_KEYS(X)                                                    \
 	X("mac", K_MAC, FIELD(mac), 0, 0)                               \
 	X("ip", K_IP, FIELD(ip), 0, 0)                                  \
+	X("roce", K_NUM, FIELD(roce_version), 1, 2)                     \
 	X("qpn", K_NUM, FIELD(qpn), 2, 0xffffff)                        \
 	X("psn", K_NUM, FIELD(sq_psn), 0, PSN_MASK)                     \
 	X("sport", K_NUM, FIELD(udp_sport), 0, 0xffff)                  \
@@ -731,13 +736,13 @@ static int apply_cnp(struct parser *p, const struct line *l)
 
 static int get_fault_kind(const struct parser *p, const char *text, enum rt_fault_kind *kind)
 {
-	for (int k = RT_FAULT_DROP; k <= RT_FAULT_MARK_CE; k++) {
+	for (int k = RT_FAULT_DROP; k <= RT_FAULT_MISS; k++) {
 		if (!strcmp(rt_fault_kind_name((enum rt_fault_kind)k), text)) {
 			*kind = (enum rt_fault_kind)k;
 			return 0;
 		}
 	}
-	return fail(p, "'" Q "' is not a fault (drop, dup, reorder, delay, corrupt or ce)", text);
+	return fail(p, "'" Q "' is not a fault (drop, dup, reorder, delay, corrupt, ce or miss)", text);
 }
 
 /* packet=N or packet=N-M: frames of the direction, counted from 1. */
@@ -867,6 +872,7 @@ static const char *const recv_keys[] = { "count", "at", NULL };
 static const char *const at_keys[] = { "at", NULL };
 static const char *const vlan_keys[] = { "pcp", NULL };
 static const char *const link_keys[] = { "delay", "rate", NULL };
+static const char *const capture_keys[] = { "skew", NULL };
 static const char *const fault_keys[] = { "packet", "psn", "count", "by", NULL };
 static const char *const expect_keys[] = { "frame", NULL };
 static const char *const need_len[] = { "len", NULL };
@@ -888,7 +894,7 @@ static const struct directive directives[] = {
 	  .keys = no_keys, .once = true },
 	{ .name = "link", .apply = apply_link, .keys = link_keys, .once = true },
 	{ .name = "capture", .apply = apply_capture, .words = 1, .word_what = { "value (receiver, a or b)" },
-	  .keys = no_keys, .once = true },
+	  .keys = capture_keys, .once = true },
 	{ .name = "limit", .apply = apply_limit, .words = 1, .word_what = { "time" }, .keys = no_keys,
 	  .once = true },
 	{ .name = "node", .apply = apply_node, .words = 1, .word_what = { NODE_WHAT }, .keys = node_key_names },
@@ -905,7 +911,7 @@ static const struct directive directives[] = {
 	{ .name = "recv", .apply = apply_recv, .words = 1, .word_what = { NODE_WHAT }, .keys = recv_keys },
 	{ .name = "cnp", .apply = apply_cnp, .words = 1, .word_what = { NODE_WHAT }, .keys = at_keys },
 	{ .name = "fault", .apply = apply_fault, .words = 2,
-	  .word_what = { "direction (a>b or b>a)", "kind (drop, dup, reorder, delay, corrupt or ce)" },
+	  .word_what = { "direction (a>b or b>a)", "kind (drop, dup, reorder, delay, corrupt, ce or miss)" },
 	  .keys = fault_keys },
 	{ .name = "bug", .apply = apply_bug, .words = 2, .word_what = { NODE_WHAT, "bug name" }, .keys = at_keys },
 	{ .name = "expect", .apply = apply_expect, .words = 1, .word_what = { "'clean' or a rule ID" },

@@ -5,12 +5,39 @@
  * The loop: at the current time, start the work that is due, let the QPs'
  * timers act, deliver what has arrived, let each idle transmitter send; when
  * nothing more happens at this time, jump to the next time anything can.
+ *
+ * The capture: each frame the tap sees is held, copied, until it is
+ * recorded, per direction in order. Without a skew it is recorded at once;
+ * with one, the tapped node's frames wait and the two directions merge by
+ * recording time. A frame is held even then, because a capture at its
+ * sender sees it before the link's faults say whether it is missed.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rocetest/sim.h"
 #include "rocetest/splitmix.h"
+
+/* Most frames a skewed capture holds back at once. */
+#define TAP_HELD_MAX 4096
+
+/* A frame the capture has seen and records at `at`. */
+struct held {
+	int64_t at;
+	uint64_t seq;		/* ties in recording time keep the order of seeing */
+	uint32_t len;
+	enum rt_qp_bug bug;
+	bool faulted;
+	bool missed;
+	uint8_t *data;
+};
+
+/* One direction's frames waiting to be recorded, oldest first: a ring of cap. */
+struct tap_queue {
+	struct held *q;
+	uint8_t *data;	/* cap frames of max_frame bytes */
+	unsigned cap, head, n;
+};
 
 struct rt_sim {
 	struct rt_sim_config cfg;
@@ -20,7 +47,37 @@ struct rt_sim {
 	struct rt_sim_action *actions;
 	unsigned n_actions, cap_actions, next_action;
 	int64_t now;
+	size_t max_frame;
+	struct tap_queue tapq[2];
+	uint64_t tap_seq;
 };
+
+static bool tap_at_sender(const struct rt_sim_config *cfg, unsigned dir)
+{
+	return (cfg->tap == RT_TAP_A && dir == 0) || (cfg->tap == RT_TAP_B && dir == 1);
+}
+
+/* The tap's queues: the skewed direction holds up to TAP_HELD_MAX frames, the other one. */
+static int tap_init(struct rt_sim *sim, struct rt_error *err)
+{
+	const struct rt_sim_config *c = &sim->cfg;
+	if (c->tap_skew_ns < 0 || (c->tap_skew_ns && c->tap != RT_TAP_A && c->tap != RT_TAP_B)) {
+		rt_error_set(err, "capture skew %lld ns: needs a capture at a node's port, and >= 0",
+			     (long long)c->tap_skew_ns);
+		return -1;
+	}
+	for (unsigned d = 0; d < 2; d++) {
+		struct tap_queue *t = &sim->tapq[d];
+		t->cap = c->tap_skew_ns && tap_at_sender(c, d) ? TAP_HELD_MAX : 1;
+		t->q = calloc(t->cap, sizeof *t->q);
+		t->data = malloc(t->cap * sim->max_frame);
+		if (!t->q || !t->data) {
+			rt_error_set(err, "out of memory for the capture's %u frames", t->cap);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 struct rt_sim *rt_sim_new(const struct rt_sim_config *cfg, struct rt_error *err)
 {
@@ -53,8 +110,9 @@ struct rt_sim *rt_sim_new(const struct rt_sim_config *cfg, struct rt_error *err)
 	struct rt_wire_config lc = { .delay_ns = cfg->delay_ns, .rate_bps = sim->cfg.rate_bps, .max_frame = max_frame,
 				     .n_faults = cfg->n_faults };
 	memcpy(lc.faults, cfg->faults, sizeof lc.faults);
+	sim->max_frame = max_frame;
 	sim->link = rt_wire_new(&lc, err);
-	if (!sim->link) {
+	if (!sim->link || tap_init(sim, err)) {
 		rt_sim_free(sim);
 		return NULL;
 	}
@@ -69,6 +127,10 @@ void rt_sim_free(struct rt_sim *sim)
 	rt_qp_free(sim->qp[1]);
 	rt_wire_free(sim->link);
 	free(sim->actions);
+	for (unsigned d = 0; d < 2; d++) {
+		free(sim->tapq[d].q);
+		free(sim->tapq[d].data);
+	}
 	free(sim);
 }
 
@@ -108,19 +170,57 @@ int rt_sim_schedule(struct rt_sim *sim, const struct rt_sim_action *a, struct rt
 	return 0;
 }
 
-static bool tap_at_sender(const struct rt_sim *sim, unsigned dir)
+/* A copy of a frame the tap sees, to be recorded at `at`; NULL with err set when the queue is full. */
+static struct held *tap_hold(struct rt_sim *sim, unsigned dir, int64_t at, const uint8_t *data, uint32_t len,
+			     enum rt_qp_bug bug, bool faulted, struct rt_error *err)
 {
-	return (sim->cfg.tap == RT_TAP_A && dir == 0) || (sim->cfg.tap == RT_TAP_B && dir == 1);
+	struct tap_queue *t = &sim->tapq[dir];
+	if (t->n == t->cap) {
+		rt_error_set(err, "capture: more than %u frames of %s wait to be recorded (a skew of %lld ns is too long)",
+			     t->cap, dir ? "b" : "a", (long long)sim->cfg.tap_skew_ns);
+		return NULL;
+	}
+	unsigned i = (t->head + t->n++) % t->cap;
+	struct held *h = &t->q[i];
+	*h = (struct held){ .at = at, .seq = sim->tap_seq++, .len = len, .bug = bug, .faulted = faulted,
+			    .data = t->data + i * sim->max_frame };
+	memcpy(h->data, data, len);
+	return h;
 }
 
-static int tap(rt_tap_fn fn, void *ctx, int64_t t, unsigned dir, const uint8_t *data,
-	       uint32_t len, enum rt_qp_bug bug, bool faulted, struct rt_error *err)
+/* The earlier of the two queues' oldest frames, if it is due by now (any, with flush); -1: none. */
+static int tap_due(const struct rt_sim *sim, int64_t now, bool flush)
 {
-	if (!fn)
-		return 0;
-	struct rt_tap_frame f = { .time_ns = t, .dir = (uint8_t)dir, .data = data, .len = len, .bug = bug,
-				  .faulted = faulted };
-	return fn(ctx, &f, err);
+	const struct held *h[2] = { NULL, NULL };
+	for (unsigned d = 0; d < 2; d++) {
+		const struct tap_queue *t = &sim->tapq[d];
+		if (t->n && (flush || t->q[t->head].at <= now))
+			h[d] = &t->q[t->head];
+	}
+	if (!h[0] && !h[1])
+		return -1;
+	if (!h[0] || !h[1])
+		return h[1] != NULL;
+	return h[1]->at < h[0]->at || (h[1]->at == h[0]->at && h[1]->seq < h[0]->seq);
+}
+
+/* Records, in order, the held frames due by now (all of them with flush); missed ones are dropped. */
+static int tap_release(struct rt_sim *sim, bool flush, rt_tap_fn fn, void *ctx, struct rt_error *err)
+{
+	int d;
+	while ((d = tap_due(sim, sim->now, flush)) >= 0) {
+		struct tap_queue *t = &sim->tapq[d];
+		const struct held *h = &t->q[t->head];
+		t->head = (t->head + 1) % t->cap;
+		t->n--;
+		if (h->missed)
+			continue;
+		struct rt_tap_frame f = { .time_ns = h->at, .dir = (uint8_t)d, .data = h->data, .len = h->len,
+					  .bug = h->bug, .faulted = h->faulted };
+		if (fn(ctx, &f, err))
+			return -1;
+	}
+	return 0;
 }
 
 /* Node dir's next frame, if it has one now: built in place in the link, tapped, sent. */
@@ -132,16 +232,28 @@ static int transmit(struct rt_sim *sim, unsigned dir, bool *sent, rt_tap_fn fn, 
 	if (!len)
 		return 0;
 	*sent = true;
-	if (tap_at_sender(sim, dir) && tap(fn, ctx, sim->now, dir, buf, (uint32_t)len, bug, false, err))
+	struct held *h = NULL;
+	/* As sent: held before the link's faults change the bytes. */
+	if (fn && tap_at_sender(&sim->cfg, dir) &&
+	    !(h = tap_hold(sim, dir, sim->now + sim->cfg.tap_skew_ns, buf, (uint32_t)len, bug, false, err)))
 		return -1;
 	rt_wire_send(sim->link, dir, sim->now, buf, (uint32_t)len, bug);
-	return 0;
+	if (!h)
+		return 0;
+	h->missed = rt_wire_last_missed(sim->link, dir);
+	return tap_release(sim, false, fn, ctx, err);
 }
 
 static int deliver(struct rt_sim *sim, const struct rt_wire_frame *f, rt_tap_fn fn, void *ctx, struct rt_error *err)
 {
-	if (!tap_at_sender(sim, f->dir) && tap(fn, ctx, f->arrive, f->dir, f->data, f->len, f->bug, f->faulted, err))
-		return -1;
+	if (fn && !tap_at_sender(&sim->cfg, f->dir)) {
+		struct held *h = tap_hold(sim, f->dir, f->arrive, f->data, f->len, f->bug, f->faulted, err);
+		if (!h)
+			return -1;
+		h->missed = f->missed;
+		if (tap_release(sim, false, fn, ctx, err))
+			return -1;
+	}
 	/*
 	 * The receiving QP need not verify an ICRC the builder computed and
 	 * nothing changed since; a frame the link altered or whose sender
@@ -197,9 +309,8 @@ static void sort_actions(struct rt_sim *sim)
 	}
 }
 
-enum rt_sim_end rt_sim_run(struct rt_sim *sim, rt_tap_fn fn, void *ctx, struct rt_error *err)
+static enum rt_sim_end run_loop(struct rt_sim *sim, rt_tap_fn fn, void *ctx, struct rt_error *err)
 {
-	sort_actions(sim);
 	for (;;) {
 		bool busy = false;
 		while (sim->next_action < sim->n_actions && sim->actions[sim->next_action].at_ns <= sim->now) {
@@ -245,4 +356,14 @@ enum rt_sim_end rt_sim_run(struct rt_sim *sim, rt_tap_fn fn, void *ctx, struct r
 		/* A deadline that did not act (it cannot happen) must not stall the clock. */
 		sim->now = next > sim->now ? next : sim->now + 1;
 	}
+}
+
+enum rt_sim_end rt_sim_run(struct rt_sim *sim, rt_tap_fn fn, void *ctx, struct rt_error *err)
+{
+	sort_actions(sim);
+	enum rt_sim_end end = run_loop(sim, fn, ctx, err);
+	/* What a skewed capture still holds is recorded after the last event. */
+	if (end != RT_SIM_ERROR && fn && tap_release(sim, true, fn, ctx, err))
+		return RT_SIM_ERROR;
+	return end;
 }

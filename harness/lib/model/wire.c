@@ -25,6 +25,7 @@ struct slot {
 	uint32_t len;
 	uint8_t dir;
 	bool faulted;
+	bool missed;
 	enum rt_qp_bug bug;
 	uint8_t *data;
 };
@@ -34,6 +35,7 @@ struct direction {
 	uint32_t sent;		/* frames sent so far: fault numbering */
 	struct slot *held;	/* a frame waiting to be overtaken */
 	struct slot *building;	/* the slot rt_wire_frame_buffer handed out */
+	bool last_missed;	/* a miss fault hit the frame sent last */
 	struct rt_link_stats stats;
 	uint32_t hits[RT_SIM_MAX_FAULTS];
 };
@@ -100,6 +102,11 @@ void rt_wire_free(struct rt_wire *link)
 const struct rt_link_stats *rt_wire_stats(const struct rt_wire *link, unsigned dir)
 {
 	return &link->dir[dir & 1].stats;
+}
+
+bool rt_wire_last_missed(const struct rt_wire *link, unsigned dir)
+{
+	return link->dir[dir & 1].last_missed;
 }
 
 int64_t rt_wire_tx_free(const struct rt_wire *link, unsigned dir)
@@ -234,6 +241,7 @@ static void enqueue(struct rt_wire *link, unsigned dir, struct slot *s, int64_t 
 	s->dir = (uint8_t)dir;
 	s->bug = bug;
 	s->faulted = faulted;
+	s->missed = d->last_missed;	/* enqueue runs inside rt_wire_send: this is its frame or a copy */
 	heap_push(link, s);
 	/* A frame held for reordering arrives right after this one. */
 	if (d->held) {
@@ -270,7 +278,7 @@ static int64_t serialization_ns(const struct rt_wire *link, uint32_t len)
 /* What the faults that hit a frame do besides changing its bytes; by value, so it stays in registers. */
 struct fault_effect {
 	int64_t delay_ns;
-	bool drop, dup, reorder, faulted;
+	bool drop, dup, reorder, faulted, missed;
 };
 
 /* Every fault that hits the frame in data acts: on its bytes (corrupt, mark CE), or through the result. */
@@ -309,6 +317,10 @@ static struct fault_effect apply_faults(struct rt_wire *link, unsigned dir, uint
 				fx.faulted = true;
 				d->stats.marked++;
 			}
+			break;
+		case RT_FAULT_MISS:
+			fx.missed = true;
+			d->stats.missed++;
 			break;
 		}
 	}
@@ -350,6 +362,7 @@ int64_t rt_wire_send(struct rt_wire *link, unsigned dir, int64_t now, uint8_t *f
 	d->tx_free = now + ser;
 	d->sent++;
 	d->stats.frames++;
+	d->last_missed = false;
 	if (!slot) {
 		d->stats.overflow++;
 		return ser;
@@ -357,6 +370,7 @@ int64_t rt_wire_send(struct rt_wire *link, unsigned dir, int64_t now, uint8_t *f
 	struct fault_effect fx = { 0 };
 	if (link->cfg.n_faults)
 		fx = apply_faults(link, dir, slot->data, len);
+	d->last_missed = fx.missed;
 	int64_t arrive = now + ser + link->cfg.delay_ns + fx.delay_ns;
 	if (fx.drop) {
 		d->stats.dropped++;
@@ -386,6 +400,6 @@ bool rt_wire_receive(struct rt_wire *link, int64_t now, struct rt_wire_frame *f)
 		link->dir[s->dir].held = NULL;
 	link->received = s;
 	*f = (struct rt_wire_frame){ .arrive = s->arrive, .dir = s->dir, .data = s->data, .len = s->len,
-				     .bug = s->bug, .faulted = s->faulted };
+				     .bug = s->bug, .faulted = s->faulted, .missed = s->missed };
 	return true;
 }

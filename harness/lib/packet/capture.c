@@ -152,7 +152,7 @@ static void choose_reader(struct rt_capture *c, const struct rt_capture_options 
 	 */
 	bool libpcap_only = opts && opts->libpcap_only;
 	if (!libpcap_only && c->size && fd >= 0)
-		c->direct = pcap_records_open(&c->records, fd);
+		c->direct = pcap_records_open(&c->records, fd, c->size);
 
 	/* A bigger stdio buffer only pays off for a stream backed by a descriptor libpcap reads. */
 	if (!c->direct && fd >= 0) {

@@ -140,3 +140,28 @@ bool rt_arp_reply_parse(const uint8_t *f, uint32_t len, uint8_t sender_mac[6], u
 	*target_ip = (uint32_t)get_be(f + 38, 4);
 	return true;
 }
+
+const char *rt_cm_req_name(unsigned req)
+{
+	switch (req) {
+	case RT_CM_REQ_NULL: return "NULL";
+	case RT_CM_OPEN_QP: return "OPEN_QP";
+	case RT_CM_SEND_QP_INFO: return "SEND_QP_INFO";
+	case RT_CM_MODIFY_QP_RTS: return "MODIFY_QP_RTS";
+	case RT_CM_CLOSE_QP: return "CLOSE_QP";
+	case RT_CM_REQ_ERROR: return "ERROR";
+	}
+	return "reserved";
+}
+
+const char *rt_cm_ack_name(unsigned ack)
+{
+	switch (ack) {
+	case RT_CM_ACK_NULL: return "NULL";
+	case RT_CM_ACK: return "ACK";
+	case RT_CM_NO_QP: return "NO_QP";
+	case RT_CM_NAK: return "NAK";
+	case RT_CM_ACK_ERROR: return "ERROR";
+	}
+	return "reserved";
+}

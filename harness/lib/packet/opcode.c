@@ -131,10 +131,9 @@ static const struct {
 
 unsigned rt_ext_header_bytes(enum rt_ext_header h)
 {
-	for (unsigned i = 0; i < RT_EXT_COUNT; i++)
-		if (ext_headers[i].bit == h)
-			return ext_headers[i].bytes;
-	return 0;
+	/* The table is in bit order; the parser asks once per header of every packet. */
+	unsigned i = h ? (unsigned)__builtin_ctz((unsigned)h) : RT_EXT_COUNT;
+	return i < RT_EXT_COUNT && ext_headers[i].bit == h ? ext_headers[i].bytes : 0;
 }
 
 const char *rt_ext_header_name(enum rt_ext_header h)

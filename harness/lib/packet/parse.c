@@ -17,6 +17,7 @@
 
 #include <arpa/inet.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,16 +85,10 @@ static enum rt_parse_status malformed(struct rt_packet *p, const char *field, co
 	return p->status = RT_PARSE_MALFORMED;
 }
 
-/*
- * Bytes [off, off+len) are needed to read `field`. Returns true when they
- * were captured; otherwise sets the status (truncated if the wire frame had
- * them, malformed if even the wire frame is too short) and returns false.
- */
-static bool need(struct rt_packet *p, uint32_t off, uint32_t len, const char *field)
+/* need() when the bytes were not captured: truncated, or malformed if even the wire frame is too short. */
+static bool not_captured(struct rt_packet *p, uint32_t off, uint32_t len, const char *field)
 {
 	uint64_t end = (uint64_t)off + len;
-	if (end <= p->caplen)
-		return true;
 	if (end <= p->wirelen) {
 		p->field = field;
 		p->reason = "cut by the capture's snap length";
@@ -107,11 +102,25 @@ static bool need(struct rt_packet *p, uint32_t off, uint32_t len, const char *fi
 	return false;
 }
 
-/* Reads VLAN tags starting at off (where an Ethertype was read as *ethertype). */
-static bool parse_vlan_tags(struct rt_packet *p, uint32_t *off, uint16_t *ethertype)
+/*
+ * Bytes [off, off+len) are needed to read `field`. Returns true when they
+ * were captured; otherwise sets the status (not_captured) and returns false.
+ * Inline: every header of every packet asks.
+ */
+static inline bool need(struct rt_packet *p, uint32_t off, uint32_t len, const char *field)
 {
-	while (*ethertype == ETHERTYPE_VLAN || *ethertype == ETHERTYPE_QINQ ||
-	       *ethertype == ETHERTYPE_QINQ_OLD) {
+	return (uint64_t)off + len <= p->caplen || not_captured(p, off, len, field);
+}
+
+static inline bool is_vlan_tpid(uint16_t ethertype)
+{
+	return ethertype == ETHERTYPE_VLAN || ethertype == ETHERTYPE_QINQ || ethertype == ETHERTYPE_QINQ_OLD;
+}
+
+/* Reads VLAN tags starting at off (where an Ethertype was read as *ethertype). */
+static bool read_vlan_tags(struct rt_packet *p, uint32_t *off, uint16_t *ethertype)
+{
+	while (is_vlan_tpid(*ethertype)) {
 		if (p->vlan_count == RT_MAX_VLAN_TAGS) {
 			not_roce(p, "more than 2 VLAN tags", "third VLAN tag (TPID 0x%04x) at byte %u", *ethertype,
 				 *off - 2);
@@ -126,6 +135,12 @@ static bool parse_vlan_tags(struct rt_packet *p, uint32_t *off, uint16_t *ethert
 		*off += 4;
 	}
 	return true;
+}
+
+/* Untagged frames, the common case, skip the call. */
+static inline bool parse_vlan_tags(struct rt_packet *p, uint32_t *off, uint16_t *ethertype)
+{
+	return !is_vlan_tpid(*ethertype) || read_vlan_tags(p, off, ethertype);
 }
 
 /* Link layer: finds where the network layer starts and what it is. */
@@ -375,10 +390,9 @@ static enum rt_parse_status parse_transport(struct rt_packet *p)
 				: p->roce_end - p->l3_off - IPV6_HEADER_BYTES, p->roce_end - p->bth_off - RT_BTH_BYTES,
 				p->op->name, p->op->ext_bytes + RT_ICRC_BYTES);
 		uint32_t off = p->bth_off + RT_BTH_BYTES;
-		for (unsigned i = 0; i < RT_EXT_COUNT; i++) {
-			enum rt_ext_header h = (enum rt_ext_header)(1u << i);
-			if (!(ext & h))
-				continue;
+		/* The headers in bit order, which is their order on the wire. */
+		for (unsigned left = ext; left; left &= left - 1) {
+			enum rt_ext_header h = (enum rt_ext_header)(left & -left);
 			unsigned n = rt_ext_header_bytes(h);
 			if (off + n > p->caplen)
 				break;
@@ -404,7 +418,11 @@ static enum rt_parse_status parse_transport(struct rt_packet *p)
 enum rt_parse_status rt_parse(struct rt_packet *p, enum rt_link link, const uint8_t *frame, uint32_t caplen,
 			      uint32_t wirelen)
 {
-	memset(p, 0, sizeof *p);
+	/* Everything zero but the message text, 96 of the 400 bytes, which only an error writes. */
+	size_t text_end = offsetof(struct rt_packet, detail) + sizeof p->detail;
+	memset(p, 0, offsetof(struct rt_packet, detail));
+	p->detail[0] = '\0';
+	memset((char *)p + text_end, 0, sizeof *p - text_end);
 	p->frame = frame;
 	p->caplen = caplen;
 	p->wirelen = wirelen < caplen ? caplen : wirelen;

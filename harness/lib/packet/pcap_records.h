@@ -4,7 +4,8 @@
  * file. libpcap copies every record twice on its way in (kernel to stdio,
  * stdio to its packet buffer); measured on a 1 GB capture that capped
  * `rocetest icrc` at 2.8 GB/s. This reader reads large blocks with pread()
- * and hands out frames in place: one copy, from the page cache.
+ * and hands out frames in place: one copy, from the page cache, made on a
+ * second thread while the caller works on the block before.
  *
  * libpcap still opens and validates every file (header, magic, link type)
  * and reads everything else: pcapng, pipes, memory streams.
@@ -36,6 +37,7 @@ struct pcap_records {
 	size_t pos;		/* next record header */
 	uint64_t buf_off;	/* file offset of buf[0] */
 	bool eof;
+	struct read_ahead *ahead;	/* the reading thread; NULL: read here (buf is then its own allocation) */
 };
 
 /*
@@ -43,9 +45,10 @@ struct pcap_records {
  * byte order, micro- or nanosecond magic), prepares r to read the records after it
  * and returns true. Returns false for anything else (pcapng, unknown magic,
  * allocation failure): the caller keeps using libpcap. The caller then sets
- * r->snaplen to the snap length libpcap settled on for the file.
+ * r->snaplen to the snap length libpcap settled on for the file. size is
+ * the file's: a large one is read ahead on a second thread.
  */
-bool pcap_records_open(struct pcap_records *r, int fd);
+bool pcap_records_open(struct pcap_records *r, int fd, uint64_t size);
 
 /*
  * 1: a frame (frame->number is not touched); 0: clean end of file; -1: the

@@ -9,12 +9,22 @@
 
 #include "run_priv.h"
 
+void rt_run_addrs_default(struct rt_run_addrs *a)
+{
+	static const uint8_t host_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0xAB, 0x00 };
+	static const uint8_t dut_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	memcpy(a->host_mac, host_mac, 6);
+	a->host_ip = 0x0A000164u;
+	memcpy(a->dut_mac, dut_mac, 6);
+	a->dut_ip = 0x0A000001u;
+}
+
 static void host_addr(struct rt_cm_addr *a, struct runner *r)
 {
-	memcpy(a->src_mac, HOST_MAC, 6);
-	memcpy(a->dst_mac, DUT_MAC, 6);
-	a->src_ip = HOST_IP;
-	a->dst_ip = DUT_IP;
+	memcpy(a->src_mac, r->addr.host_mac, 6);
+	memcpy(a->dst_mac, r->addr.dut_mac, 6);
+	a->src_ip = r->addr.host_ip;
+	a->dst_ip = r->addr.dut_ip;
 	a->src_port = HOST_CM_PORT;
 	a->dst_port = RT_CM_UDP_PORT;
 	a->ip_id = r->cm_ip_id++;
@@ -36,22 +46,10 @@ bool run_cm_reply(struct runner *r, const uint8_t *f, uint32_t len, struct rt_cm
 	struct rt_cm_addr a;
 	if (!rt_cm_frame_parse(f, len, &a, m) || a.src_port != RT_CM_REPLY_PORT)
 		return false;
-	if (memcmp(a.dst_mac, HOST_MAC, 6) || a.dst_ip != HOST_IP || a.dst_port != HOST_CM_PORT ||
-	    a.src_ip != DUT_IP || memcmp(a.src_mac, DUT_MAC, 6))
+	if (memcmp(a.dst_mac, r->addr.host_mac, 6) || a.dst_ip != r->addr.host_ip || a.dst_port != HOST_CM_PORT ||
+	    a.src_ip != r->addr.dut_ip || memcmp(a.src_mac, r->addr.dut_mac, 6))
 		run_fail(r, "CM reply misaddressed (to %08x:%u from %08x)", a.dst_ip, a.dst_port, a.src_ip);
 	return true;
-}
-
-static const char *ack_name(unsigned t)
-{
-	switch (t) {
-	case RT_CM_ACK_NULL: return "NULL";
-	case RT_CM_ACK: return "ACK";
-	case RT_CM_NO_QP: return "NO_QP";
-	case RT_CM_NAK: return "NAK";
-	case RT_CM_ACK_ERROR: return "ERROR";
-	}
-	return "reserved";
 }
 
 bool run_cm_answer_is(struct runner *r, const struct rt_cm_msg *rep, uint8_t want, const char *what)
@@ -59,7 +57,7 @@ bool run_cm_answer_is(struct runner *r, const struct rt_cm_msg *rep, uint8_t wan
 	if (rep->ack_valid && rep->ack_type == want)
 		return true;
 	run_fail(r, "%s: the reply says ack_valid %d, ack_type %s; expected %s", what, rep->ack_valid,
-		 ack_name(rep->ack_type), ack_name(want));
+		 rt_cm_ack_name(rep->ack_type), rt_cm_ack_name(want));
 	return false;
 }
 
@@ -93,7 +91,7 @@ static int cm_exchange(struct runner *r, const struct rt_cm_msg *req, struct rt_
 int run_arp(struct runner *r)
 {
 	uint8_t f[RT_ARP_FRAME_BYTES];
-	rt_arp_request_build(f, HOST_MAC, HOST_IP, DUT_IP);
+	rt_arp_request_build(f, r->addr.host_mac, r->addr.host_ip, r->addr.dut_ip);
 	run_capture(r, r->now, f, sizeof f);
 	if (run_push(r, f, sizeof f))
 		return -1;
@@ -107,9 +105,10 @@ int run_arp(struct runner *r)
 		r->res->frames_to_peer++;
 		uint8_t smac[6], tmac[6];
 		uint32_t sip, tip;
-		if (!rt_arp_reply_parse(r->buf, len, smac, &sip, tmac, &tip) || memcmp(smac, DUT_MAC, 6) ||
-		    sip != DUT_IP || memcmp(tmac, HOST_MAC, 6) || tip != HOST_IP || memcmp(r->buf, HOST_MAC, 6)) {
-			run_fail(r, "ARP: the answer to who-has %08x is not a reply from the device to the host", DUT_IP);
+		if (!rt_arp_reply_parse(r->buf, len, smac, &sip, tmac, &tip) || memcmp(smac, r->addr.dut_mac, 6) ||
+		    sip != r->addr.dut_ip || memcmp(tmac, r->addr.host_mac, 6) || tip != r->addr.host_ip ||
+		    memcmp(r->buf, r->addr.host_mac, 6)) {
+			run_fail(r, "ARP: the answer to who-has %08x is not a reply from the device to the host", r->addr.dut_ip);
 			return -1;
 		}
 		return 0;
@@ -122,8 +121,8 @@ void run_dut_config(const struct runner *r, struct rt_dut_config *c, uint8_t pmt
 {
 	const struct rt_run_spec *s = r->spec;
 	memset(c, 0, sizeof *c);
-	memcpy(c->mac, DUT_MAC, 6);
-	c->ip = DUT_IP;
+	memcpy(c->mac, r->addr.dut_mac, 6);
+	c->ip = r->addr.dut_ip;
 	c->rkey = DUT_RKEY;
 	c->base_addr = r->dut->info.mem_base;
 	c->psn = s->psn;
@@ -152,7 +151,7 @@ int run_open_qp(struct runner *r, unsigned q)
 		return -1;
 	uint32_t qpn = r->dut->info.qpn_base + q, psn = (s->psn + DUT_PSN_STRIDE * q) & 0xFFFFFF;
 	if (rep.loc_qpn != qpn || rep.loc_psn != psn || rep.loc_rkey != DUT_RKEY ||
-	    rep.loc_base != r->dut->info.mem_base || rep.loc_ip != DUT_IP) {
+	    rep.loc_base != r->dut->info.mem_base || rep.loc_ip != r->addr.dut_ip) {
 		run_fail(r, "OPEN_QP %u: the reply says QPN %06x PSN %06x R_Key %08x base %" PRIx64 ", expected %06x %06x %08x %" PRIx64,
 		     q, rep.loc_qpn, rep.loc_psn, rep.loc_rkey, rep.loc_base, qpn, psn, DUT_RKEY, r->dut->info.mem_base);
 		return -1;
@@ -162,11 +161,11 @@ int run_open_qp(struct runner *r, unsigned q)
 	r->qp[q].pmtu = 256u << s->pmtu_code[q];
 	req = (struct rt_cm_msg){ .qp_info_valid = true, .req_type = RT_CM_SEND_QP_INFO, .loc_qpn = qpn,
 				  .rem_qpn = 0x1200 + 0x11 * q, .rem_psn = HOST_PSN, .rem_rkey = PEER_RKEY,
-				  .rem_base = PEER_VA, .rem_ip = HOST_IP, .listening_port = HOST_CM_PORT };
+				  .rem_base = PEER_VA, .rem_ip = r->addr.host_ip, .listening_port = HOST_CM_PORT };
 	if (cm_exchange(r, &req, &rep, "SEND_QP_INFO"))
 		return -1;
 	if (rep.rem_qpn != req.rem_qpn || rep.rem_psn != HOST_PSN || rep.rem_rkey != PEER_RKEY ||
-	    rep.rem_base != PEER_VA || rep.rem_ip != HOST_IP)
+	    rep.rem_base != PEER_VA || rep.rem_ip != r->addr.host_ip)
 		run_fail(r, "SEND_QP_INFO %u: the reply does not echo the host's QPN, PSN, R_Key, base and IP", q);
 	req = (struct rt_cm_msg){ .qp_info_valid = true, .req_type = RT_CM_MODIFY_QP_RTS, .loc_qpn = qpn,
 				  .listening_port = HOST_CM_PORT };
@@ -222,7 +221,7 @@ static int cm_refusals(struct runner *r)
 	struct rt_cm_msg rep;
 	struct rt_cm_msg open = { .qp_info_valid = true, .req_type = RT_CM_OPEN_QP, .listening_port = port };
 	struct rt_cm_msg info = { .qp_info_valid = true, .req_type = RT_CM_SEND_QP_INFO, .loc_qpn = qpn0,
-				  .rem_qpn = 0x777, .rem_psn = 0x123, .rem_rkey = 1, .rem_ip = HOST_IP,
+				  .rem_qpn = 0x777, .rem_psn = 0x123, .rem_rkey = 1, .rem_ip = r->addr.host_ip,
 				  .listening_port = port };
 	struct rt_cm_msg rts = { .qp_info_valid = true, .req_type = RT_CM_MODIFY_QP_RTS, .loc_qpn = qpn0,
 				 .listening_port = port };

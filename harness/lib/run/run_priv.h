@@ -16,12 +16,10 @@
 #include "rocetest/run.h"
 
 /* The host the harness plays. */
-#define HOST_IP 0x0A000164u
 #define HOST_CM_PORT 0x4322
 #define HOST_PSN 0x4000u
 #define PEER_VA 0x00007F0000001000ull
 #define PEER_RKEY 0x5EED0001u
-#define DUT_IP 0x0A000001u
 #define DUT_RKEY 0xABCD0042u
 #define DUT_PSN_STRIDE 0x10000u
 
@@ -30,9 +28,6 @@
 #define SETTLE_TICKS 400	/* quiet time that ends a test */
 #define STALL_NS 2000000	/* nothing moved this long: the test is stuck */
 #define MAX_FRAME 9600
-
-static const uint8_t HOST_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0xAB, 0x00 };
-static const uint8_t DUT_MAC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 
 /* One work request and what must come of it. */
 struct wr_entry {
@@ -63,6 +58,7 @@ struct runner {
 	const struct rt_run_spec *spec;
 	const struct rt_run_options *opt;
 	struct rt_run_result *res;
+	struct rt_run_addrs addr;
 	uint64_t rng;
 	double ns_per_tick;
 	int64_t now;		/* ns since reset */
@@ -79,6 +75,7 @@ struct runner {
 	uint16_t cm_ip_id;
 	uint32_t cm_pending;	/* CM requests waiting for their reply */
 	bool failure_full;	/* res->failure holds all it can */
+	bool port_checked;	/* the device's port_error was asked (and any reported) */
 	uint8_t buf[MAX_FRAME];
 };
 

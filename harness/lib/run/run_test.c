@@ -135,12 +135,12 @@ static int make_peer(struct runner *r, unsigned q, uint32_t max_send, struct rt_
 	struct qp_side *side = &r->qp[q];
 	struct rt_qp_config c;
 	rt_qp_config_init(&c);
-	memcpy(c.mac, HOST_MAC, 6);
-	memcpy(c.peer_mac, DUT_MAC, 6);
+	memcpy(c.mac, r->addr.host_mac, 6);
+	memcpy(c.peer_mac, r->addr.dut_mac, 6);
 	c.ip_version = 4;
 	for (int i = 0; i < 4; i++) {
-		c.ip[i] = (uint8_t)(HOST_IP >> (24 - 8 * i));
-		c.peer_ip[i] = (uint8_t)(DUT_IP >> (24 - 8 * i));
+		c.ip[i] = (uint8_t)(r->addr.host_ip >> (24 - 8 * i));
+		c.peer_ip[i] = (uint8_t)(r->addr.dut_ip >> (24 - 8 * i));
 	}
 	c.udp_sport = (uint16_t)(0xC100 + q);
 	c.qpn = peer_qpn(q);
@@ -442,7 +442,7 @@ static void from_device(struct runner *r)
 			continue;
 		}
 		run_capture(r, t, r->buf, len);
-		if (memcmp(r->buf, HOST_MAC, 6))
+		if (memcmp(r->buf, r->addr.host_mac, 6))
 			run_fail(r, "RoCE frame to a MAC address other than the host's");
 		if (r->tx_first < 0)
 			r->tx_first = t;
@@ -712,13 +712,20 @@ static void verify_counters(struct runner *r)
 		     c.rx_drop_malformed, c.rx_drop_unsupported, c.rx_drop_not_for_us);
 }
 
+/* The device's ports: the first breach of their contract it saw, as a finding. */
+static void check_port(struct runner *r)
+{
+	const char *perr = r->dut->port_error(r->dut->ctx);
+	r->port_checked = true;
+	if (perr)
+		run_fail(r, "port contract: %s", perr);
+}
+
 /* The port contract kept, and every QP in the state the test leaves it in. */
 static void verify_device_state(struct runner *r)
 {
 	const struct rt_run_spec *s = r->spec;
-	const char *perr = r->dut->port_error(r->dut->ctx);
-	if (perr)
-		run_fail(r, "port contract: %s", perr);
+	check_port(r);
 	for (unsigned q = 0; q < s->n_qp; q++) {
 		unsigned st = r->dut->qp_state(r->dut->ctx, q);
 		unsigned want = q == 0 && s->fail_wr ? RT_DUT_QPS_ERROR : RT_DUT_QPS_RTS;
@@ -899,6 +906,10 @@ static struct runner *new_runner(struct rt_dut_ops *dut, const struct rt_run_spe
 	r->spec = spec;
 	r->opt = opt;
 	r->res = res;
+	if (opt->addrs)
+		r->addr = *opt->addrs;
+	else
+		rt_run_addrs_default(&r->addr);
 	r->tx_first = -1;
 	r->ns_per_tick = 1e9 / dut->info.tick_hz;
 	r->rng = opt->seed * 0x9E3779B97F4A7C15ull;
@@ -970,6 +981,9 @@ int rt_run_test(struct rt_dut_ops *dut, const struct rt_run_spec *spec, const st
 	int rc = prepare(r, err);
 	if (!rc)
 		rc = run_phases(r, err);
+	/* A test stopped in its setup: a broken port may be why. */
+	if (!rc && !r->port_checked)
+		check_port(r);
 	finish_check(r, rc);
 	struct rt_error cerr;
 	if (r->cap && rt_capture_writer_close(r->cap, &cerr) && !rc) {

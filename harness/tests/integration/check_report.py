@@ -9,8 +9,12 @@ then once over all of them (the several-files form), and checks:
          below with the right types; frames are 1-based; one rule per
          enabled rule; summary = the sum of the files' errors/warnings.
   JUnit  validates against XSD with xmllint; the suite counts match its
-         cases; one <failure> per (flow, rule) that has error violations
-         in the JSON, and nothing else fails.
+         cases; one case per enabled rule, of class rocetest.FILE; one
+         <failure> per rule that has error violations in the JSON, and
+         nothing else fails; its lines are the JSON's violations of the
+         rule, in order. Again with --junit-per-flow (the layout of one case
+         per rule and flow): one <failure> per (flow, rule) that has error
+         violations in the JSON.
   HTML   self-contained: no http(s) URL outside text, no <script src>,
          <link>, <img>, <iframe>, <object>, <embed>, no url() but #ids,
          exactly one inline <script>; one ladder <svg> per flow the JSON
@@ -37,7 +41,7 @@ OK_EXIT = (0, 1)  # conformant, or violations found: both write the reports
 NUM, STR, BOOL = "number", "string", "bool"
 OPT_NUM = (NUM, None)
 
-ENDPOINT = {"ip": STR, "qp": OPT_NUM, "udp_sport": NUM, "packets": NUM, "pmtu": OPT_NUM,
+ENDPOINT = {"ip": STR, "qp": OPT_NUM, "udp_sport": OPT_NUM, "roce_versions": [NUM], "packets": NUM, "pmtu": OPT_NUM,
             "pmtu_inferred": BOOL, "pmtu_frame": OPT_NUM}
 FLOW = {"id": NUM, "transport": STR, "ip_version": NUM, "endpoints": [ENDPOINT], "paired": BOOL,
         "packets": NUM, "first_frame": NUM, "last_frame": NUM, "naks": NUM, "rnr_naks": NUM,
@@ -146,7 +150,33 @@ def error_pairs(obj):
     return {(v["flow"] or 0, v["rule"]) for v in obj["violations"] if v["severity"] == "error"}
 
 
-def junit_problems(path, xsd, obj_list):
+def rule_case_problems(case, obj):
+    """A per-rule case against the JSON: its failure counts and lists the rule's error violations, in order."""
+    rule = case.get("name")
+    errs = [v for v in obj["violations"] if v["rule"] == rule and v["severity"] == "error"]
+    fail = case.find("failure")
+    if fail is None:
+        return []
+    want_lines = [(f"flow {v['flow']}, " if v["flow"] else "") + f"frame {v['frame']}: {v['message']}"
+                  for v in errs[:100]]
+    lines = (fail.text or "").splitlines()
+    more = len(errs) - len(want_lines)
+    probs = []
+    if lines[:len(want_lines)] != want_lines:
+        probs.append(f"{rule}: the failure's lines are not the JSON's violations (first: {lines[:1]})")
+    if (lines[len(want_lines):] != [f"... and {more} more"]) if more else len(lines) != len(want_lines):
+        probs.append(f"{rule}: {len(lines)} lines for {len(errs)} violations")
+    flows = {v["flow"] for v in errs if v["flow"]}
+    head = f"{len(errs)} violation{'s' if len(errs) != 1 else ''} of {rule}"
+    if flows:
+        head += f" in {len(flows)} flow{'s' if len(flows) != 1 else ''}"
+    if not fail.get("message", "").startswith(head + ", first at frame "):
+        probs.append(f"{rule}: failure message {fail.get('message', '')[:80]!r} does not start {head!r}")
+    return probs
+
+
+def junit_problems(path, xsd, obj_list, per_flow=False):
+    """The JUnit report against the JSON; per_flow: the --junit-per-flow layout."""
     probs = []
     run = subprocess.run(["xmllint", "--noout", "--schema", xsd, path], capture_output=True, text=True)
     if run.returncode != 0:
@@ -168,17 +198,25 @@ def junit_problems(path, xsd, obj_list):
         total += len(cases)
         total_fail += len(fails)
         pairs = error_pairs(obj)
-        if pairs is not None:
-            got = set()
-            for c in fails:
-                cls = c.get("classname")
-                got.add((int(cls.rsplit(".flow", 1)[1]) if ".flow" in cls else 0, c.get("name")))
-            if got != pairs:
-                probs.append(f"failing cases {sorted(got)} != (flow, rule) pairs with errors {sorted(pairs)}")
         enabled = {r["id"] for r in obj["rules"]}
-        named = {c.get("name") for c in cases}
+        named = {c.get("name") for c in cases if c.get("name") != "capture"}
         if named != enabled:
             probs.append(f"test cases name rules {sorted(named ^ enabled)} not exactly the enabled ones")
+        if per_flow:
+            got = {(int(c.get("classname").rsplit(".flow", 1)[1]) if ".flow" in c.get("classname") else 0,
+                    c.get("name")) for c in fails}
+        else:
+            got = {c.get("name") for c in fails}
+            pairs = None if pairs is None else {rule for _, rule in pairs}
+            base = "rocetest." + (os.path.basename(obj["file"]) if obj["file"] != "-" else "stdin")
+            rules = [c for c in cases if c.get("name") != "capture"]
+            if len(rules) != len(enabled) or any(c.get("classname") != base for c in rules):
+                probs.append(f"not one case of class {base!r} per enabled rule")
+            if obj["violations_dropped"] == 0:
+                for c in fails:
+                    probs += rule_case_problems(c, obj)
+        if pairs is not None and got != pairs:
+            probs.append(f"failing cases {sorted(got)[:8]} != those with errors {sorted(pairs)[:8]}")
     if int(root.get("tests")) != total or int(root.get("failures")) != total_fail:
         probs.append(f"<testsuites> tests={root.get('tests')} failures={root.get('failures')}, "
                      f"cases {total}, failing {total_fail}")
@@ -332,7 +370,7 @@ def render_problems(html, png, ladders):
 
 def check_reports(rocetest, xsd, outdir, label, captures, render):
     stem = os.path.join(outdir, label.replace("/", "-").replace(" ", "_"))
-    paths = {k: f"{stem}.{k}" for k in ("json", "xml", "html")}
+    paths = {k: f"{stem}.{k}" for k in ("json", "xml", "html", "flows.xml")}
     run = subprocess.run([rocetest, "check", "-q", "--json", paths["json"], "--junit", paths["xml"],
                           "--html", paths["html"]] + captures, capture_output=True, text=True, timeout=300)
     if run.returncode not in OK_EXIT:
@@ -363,8 +401,15 @@ def check_reports(rocetest, xsd, outdir, label, captures, render):
     if probs:
         return
     probs = junit_problems(paths["xml"], xsd, objs)
+    fails = sum(len({r for _, r in error_pairs(o) or ()}) for o in objs)
+    report(not probs, f"report: {label}: JUnit validates against junit.xsd, one case per rule, {fails} failing "
+           "= rules with errors, listing them", "; ".join(probs[:6]))
+    run = subprocess.run([rocetest, "check", "-q", "--junit-per-flow", "--junit", paths["flows.xml"]] + captures,
+                         capture_output=True, text=True, timeout=300)
+    probs = [f"rocetest check exited {run.returncode}"] if run.returncode not in OK_EXIT else \
+        junit_problems(paths["flows.xml"], xsd, objs, per_flow=True)
     fails = sum(len(error_pairs(o) or ()) for o in objs)
-    report(not probs, f"report: {label}: JUnit validates against junit.xsd, {fails} failing case(s) = "
+    report(not probs, f"report: {label}: --junit-per-flow validates against junit.xsd, {fails} failing case(s) = "
            "(flow, rule) pairs with errors", "; ".join(probs[:6]))
     probs, ladders = html_problems(paths["html"], objs)
     report(not probs, f"report: {label}: HTML self-contained with {ladders} ladder(s)", "; ".join(probs[:6]))

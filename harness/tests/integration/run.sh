@@ -130,11 +130,12 @@ needs() {
 	return 0
 }
 
-# run_tap NAME CMD...: runs a script that prints its own ok/FAIL lines; counts them.
+# run_tap NAME CMD...: runs a script that prints its own ok/FAIL lines; counts them
+# (RUN_TAP_TIMEOUT seconds at most, 120 unless set).
 run_tap() {
 	local name=$1 out=$TMP/tap.out rc line n_ok=0 n_fail=0
 	shift
-	timeout 120 "$@" >"$out" 2>"$TMP/tap.err"
+	timeout "${RUN_TAP_TIMEOUT:-120}" "$@" >"$out" 2>"$TMP/tap.err"
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
@@ -185,7 +186,7 @@ fi
 # summary: the closing line (and, in the check tier, what was left to make test).
 summary() {
 	if [ "$TIER" = check ]; then
-		echo "# tier check: $deferred tests and sections 1, 2, 10 and 11 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
+		echo "# tier check: $deferred tests and sections 1, 2, 10, 11 and 13 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
 	fi
 	echo "integration: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
@@ -809,6 +810,11 @@ fi
 if needs "run reports" python xmllint chromium unit; then
 	run_tap "run reports" "$PY" "$HERE/run_report_check.py" "$UNIT_TESTS" "$HERE/junit.xsd" "$REPORTS/run-sample"
 fi
+# 7b. Big and odd captures: JUnit of 4096 faulty QPs (one case per rule; --junit-per-flow whole), and a page
+# whose violation is judged long after its packet was folded (its own row, linked; late-judged.png).
+if needs "report scale" python xmllint chromium; then
+	run_tap "report scale" "$PY" "$HERE/check_report_scale.py" "$ROCETEST" "$HERE/junit.xsd" "$REPORTS/scale"
+fi
 
 # ==================================================== 8. the library's layers
 echo "# 8. the library's layers depend only downwards: harness/scripts/check-layers.sh on this tree and on broken copies"
@@ -884,6 +890,25 @@ if needs "vectors" rocetest python; then
 	check "gen --seed: another seed gives other payload bytes"
 fi
 
+# ==================================================== 12. capture oddities the notes explain
+echo "# 12. rocetest check: bad ICRCs explained by a rewritten field (UDP source port, a NAT), not by corruption; RoCE v1 beside v2"
+if needs "ICRC note" python cap:rxe/rdma_write_bw.pcap cap:connectx/rocev2_test.pcap cap:rxe/rping.pcap; then
+	run_tap "ICRC note" "$PY" "$HERE/icrc_rewrite_check.py" "$ROCETEST" "$TMP/icrc-note" \
+		"$CAPDIR/rxe/rdma_write_bw.pcap" "$CAPDIR/connectx/rocev2_test.pcap" "$CAPDIR/rxe/rping.pcap"
+fi
+run "$ROCETEST" check vectors/v1-v2-mixed.pcap
+want_rc 0; out_has "flow 1 (10.0.0.1 qp 0x11 (RoCE v1) <-> 10.0.0.2 qp 0x12): side 0 sends RoCE v1, side 1 RoCE v2"
+check "check: a RoCE v1 side answered in v2 is one flow, named as RoCE v1, with a note"
+
+# ==================================================== 15. rocetest gate and rocetest diff
+echo "# 15. rocetest gate (regressed copies of the baseline, known failures, tolerances) and diff (real captures rewritten and changed)"
+if needs "gate" python; then
+	run_tap "gate" bash "$HERE/gate_check.sh" "$ROCETEST" "$TMP/gate" "$TIER"
+fi
+if needs "diff" python captures; then
+	run_tap "diff" bash "$HERE/diff_check.sh" "$ROCETEST" "$TMP/diff"
+fi
+
 [ "$TIER" = check ] && { summary; exit; }
 
 # ==================================================== 10. golden vectors, independently
@@ -944,6 +969,26 @@ check "run --report /proc/x (unwritable): exit 2 naming it"
 # Mutants (dut/mutants/mutants.txt, built by make dut-mutants): each makes its suite fail.
 if needs "mutants: the suites catch a broken endpoint" model python; then
 	run_tap "mutants: the suites catch a broken endpoint" "$PY" "$HERE/run_check.py" mutants "$ROCETEST" dut/mutants/mutants.txt
+fi
+
+# ==================================================== 13. snap lengths
+echo "# 13. rocetest check on every vector and capture cut by editcap -s 54, 64 and 128: no false error, exit status as the cut implies"
+if needs "snap length" editcap python captures; then
+	run_tap "snap length" "$PY" "$HERE/snaplen_check.py" "$ROCETEST" "$TMP/snaplen" vectors "${CAPTURES[@]}"
+fi
+
+# ==================================================== 14. the Wireshark plugin (dissectors/)
+echo "# 14. the Wireshark/tshark plugin: its fields against rocetest show/check, a corrupted ICRC, the CM snapshot, the filter cookbook, install, fuzz"
+if needs "dissector" tshark editcap python captures; then
+	for part in load fields icrc cm install fuzz; do
+		run_tap "dissector: $part" bash dissectors/tests/run.sh "$part" "$ROCETEST"
+	done
+fi
+
+# ==================================================== 16. hardware mode over veth
+echo "# 16. hardware mode: the virtual board on a veth pair between two network namespaces; rocetest cm; rocetest run --dut iface: against simulation; mutants; limits"
+if needs "hw: the virtual board over veth" model python tshark; then
+	RUN_TAP_TIMEOUT=300 run_tap "hw: the virtual board over veth" bash "$HERE/hw_veth.sh" "$ROCETEST"
 fi
 
 summary

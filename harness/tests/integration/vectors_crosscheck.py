@@ -12,22 +12,26 @@ scenarios/NAME.scn (parsed here, with the defaults of scenarios/README.md):
             the BTH with byte 4 masked, the rest up to the ICRC). The frames
             whose ICRC does not match must be exactly the PKT-ICRC frames of
             the expectation (one frame, when PKT-ICRC is expected; none
-            otherwise). Ethernet with 0-2 VLAN tags, IPv4 and IPv6. The IP
-            total/payload length and the UDP length must agree with the frame.
+            otherwise). Ethernet with 0-2 VLAN tags, IPv4 and IPv6, and RoCE v1
+            (a GRH over Ethertype 0x8915: the GRH masked as IPv6, no UDP). The
+            IP total/payload length and the UDP length must agree with the frame.
   tshark    tshark dissects every frame as InfiniBand (BTH present; the RoCEv2
             CNP 0x81 is accepted as opcode 0x81 alone, since Wireshark 4.0
             has no name for it), with no malformed packet; the frame count is
             the expectation's.
   fields    the tshark fields against the scenario: frames from a's address
             go to b's address, b's QPN, from a's UDP source port, to 4791 (and
-            the other way round); the VLAN ID and priority are the scenario's
+            the other way round); a node with `roce=1` sends RoCE v1, whose GRH
+            carries its address as a GID (IPv4-mapped ::ffff:a.b.c.d in IPv4
+            scenarios), and no UDP; the VLAN ID and priority are the scenario's
             (no tag without `vlan`); the IP version is the scenario's; no
             payload is larger than the PMTU; the first request each node sends
             carries that node's first PSN.
   payload   the SEND/WRITE payload bytes each node sends (each PSN counted
             once, so retransmissions count once) add up to the `len` of its
-            send/write lines (times count=); PAYLOAD_SUM_SKIP names the
-            vectors where that legitimately differs, and why.
+            send/write lines (times count=), unless `miss` faults leave packets
+            out of the capture; PAYLOAD_SUM_SKIP names the other vectors where
+            that legitimately differs, and why.
 
 Wireshark 4.0 peculiarities, handled explicitly:
   * Heuristic payload dissectors: Wireshark offers an InfiniBand payload to
@@ -110,8 +114,8 @@ class Scenario:
         self.path = path
         self.transport, self.ipver, self.vlan, self.pcp, self.pmtu = "rc", 4, None, 0, 1024
         self.capture = "receiver"
-        self.nodes = {"a": {"qpn": 0x11, "psn": 0x1000, "sport": 0xC011},
-                      "b": {"qpn": 0x12, "psn": 0x2000, "sport": 0xC012}}
+        self.nodes = {"a": {"qpn": 0x11, "psn": 0x1000, "sport": 0xC011, "roce": 2},
+                      "b": {"qpn": 0x12, "psn": 0x2000, "sport": 0xC012, "roce": 2}}
         self.node_ips = {"a": None, "b": None}
         self.work = []          # (kind, node, len, count)
         self.faults = []        # (direction, kind, attrs)
@@ -148,7 +152,7 @@ class Scenario:
         elif d == "node":
             n = pos[0]
             for k, v in kv.items():
-                if k in ("qpn", "psn", "sport"):
+                if k in ("qpn", "psn", "sport", "roce"):
                     self.nodes[n][k] = parse_num(v)
                 elif k == "ip":
                     self.node_ips[n] = v
@@ -186,6 +190,15 @@ def parse_frame(data):
         ip_end = off + total
         udp_off = off + ihl
         version = 4
+    elif etype == 0x8915:
+        # RoCE v1: a GRH (the IPv6 layout, next header 0x1B) and the BTH right after it.
+        plen = struct.unpack_from(">H", data, off + 4)[0]
+        if data[off + 6] != 0x1B:
+            raise ValueError(f"GRH next header {data[off + 6]}, not 0x1B (BTH)")
+        if off + 40 + plen > len(data) or plen < 12 + 4:
+            raise ValueError(f"GRH payload length {plen}, the frame has {len(data) - off - 40} bytes after the GRH")
+        return {"vlans": vlans, "version": 6, "grh": True, "ip_off": ip_off, "udp_off": None, "bth_off": off + 40,
+                "end": off + 40 + plen, "sport": None}
     elif etype == 0x86DD:
         plen = struct.unpack_from(">H", data, off + 4)[0]
         if data[off + 6] != 17:
@@ -204,13 +217,13 @@ def parse_frame(data):
         raise ValueError(f"UDP destination port {dport}")
     if ulen < 8 + 12 + 4:
         raise ValueError(f"UDP length {ulen}: no room for BTH and ICRC")
-    return {"vlans": vlans, "version": version, "ip_off": ip_off, "udp_off": udp_off, "end": udp_off + ulen,
-            "sport": sport}
+    return {"vlans": vlans, "version": version, "grh": False, "ip_off": ip_off, "udp_off": udp_off,
+            "bth_off": udp_off + 8, "end": udp_off + ulen, "sport": sport}
 
 
 def icrc(data, p):
     """(computed, on the wire) ICRC of a parsed frame, as wire-facts.md defines it."""
-    ip = bytearray(data[p["ip_off"]:p["udp_off"]])
+    ip = bytearray(data[p["ip_off"]:p["bth_off"] - (0 if p["grh"] else 8)])
     if p["version"] == 4:
         ip[1] = 0xFF                  # TOS (DSCP + ECN)
         ip[8] = 0xFF                  # TTL
@@ -219,11 +232,13 @@ def icrc(data, p):
         ip[0] |= 0x0F                 # traffic class + flow label: 6f ff ff ff
         ip[1:4] = b"\xff\xff\xff"
         ip[7] = 0xFF                  # hop limit
-    udp = bytearray(data[p["udp_off"]:p["udp_off"] + 8])
-    udp[6:8] = b"\xff\xff"            # UDP checksum
-    bth = bytearray(data[p["udp_off"] + 8:p["udp_off"] + 20])
+    udp = b""                         # RoCE v1 has no UDP header
+    if not p["grh"]:
+        udp = bytearray(data[p["udp_off"]:p["udp_off"] + 8])
+        udp[6:8] = b"\xff\xff"        # UDP checksum
+    bth = bytearray(data[p["bth_off"]:p["bth_off"] + 12])
     bth[4] = 0xFF                     # FECN, BECN, reserved
-    rest = data[p["udp_off"] + 20:p["end"] - 4]
+    rest = data[p["bth_off"] + 12:p["end"] - 4]
     crc = zlib.crc32(b"\xff" * 8 + bytes(ip) + bytes(udp) + bytes(bth) + rest) & 0xFFFFFFFF
     wire = struct.unpack("<I", data[p["end"] - 4:p["end"]])[0]
     return crc, wire
@@ -263,7 +278,7 @@ def check_known_vectors():
 def check_icrc(name, frames, exp):
     want_bad = sorted(v["frame"] for v in exp["expected_violations"] if v["rule"] == "PKT-ICRC")
     probs, bad = [], []
-    vlan_frames = v6_frames = 0
+    vlan_frames = v6_frames = v1_frames = 0
     for n, (_, data, _) in enumerate(frames, 1):
         try:
             p = parse_frame(data)
@@ -271,7 +286,8 @@ def check_icrc(name, frames, exp):
             probs.append(f"frame {n}: cannot parse: {e}")
             continue
         vlan_frames += bool(p["vlans"])
-        v6_frames += p["version"] == 6
+        v6_frames += p["version"] == 6 and not p["grh"]
+        v1_frames += p["grh"]
         crc, wire = icrc(data, p)
         if crc != wire:
             bad.append(n)
@@ -286,7 +302,8 @@ def check_icrc(name, frames, exp):
         return f"FAIL - vector {name}: independent ICRC: " + "; ".join(probs[:5])
     what = f"frame {want_bad[0]} bad as expected, the other {len(frames) - 1} match" if want_bad else \
         f"all {len(frames)} match"
-    extra = "".join([f", {vlan_frames} VLAN-tagged" if vlan_frames else "", f", {v6_frames} IPv6" if v6_frames else ""])
+    extra = "".join([f", {vlan_frames} VLAN-tagged" if vlan_frames else "", f", {v6_frames} IPv6" if v6_frames else "",
+                     f", {v1_frames} RoCE v1" if v1_frames else ""])
     return f"ok - vector {name}: independent ICRC (zlib.crc32): {what}{extra}"
 
 
@@ -294,7 +311,7 @@ def check_icrc(name, frames, exp):
 FIELDS = ["frame.number", "frame.protocols", "_ws.malformed", "_ws.expert.severity", "_ws.expert.message",
           "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.padcnt",
           "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "vlan.id", "vlan.priority", "udp.srcport", "udp.dstport",
-          "udp.length", "data.len"]
+          "udp.length", "data.len", "infiniband.grh.sgid", "infiniband.grh.dgid", "infiniband.grh.paylen"]
 EXPERT_ERROR = 8388608      # _ws.expert.severity of PI_ERROR (0x00800000)
 
 
@@ -388,6 +405,24 @@ def dissect(name, path, exp):
     return rows, probs, details
 
 
+def frame_addresses(r, sc):
+    """(source, destination, RoCE v1?) of a row: IP addresses, or a GRH's GIDs (IPv4-mapped ones as IPv4)."""
+    if r["infiniband.grh.sgid"]:
+        gids = [ipaddress.IPv6Address(one(r[f"infiniband.grh.{g}"], str)) for g in ("sgid", "dgid")]
+        if sc.ipver == 4:
+            if any(g.ipv4_mapped is None for g in gids):
+                raise ValueError(f"GIDs {gids[0]} -> {gids[1]} are not IPv4-mapped in an IPv4 scenario")
+            gids = [g.ipv4_mapped for g in gids]
+        return str(gids[0]), str(gids[1]), True
+    if sc.ipver == 4:
+        if not r["ip.src"] or r["ipv6.src"]:
+            raise ValueError(f"not IPv4 ({r['frame.protocols']})")
+        return one(r["ip.src"], str), one(r["ip.dst"], str), False
+    if not r["ipv6.src"] or r["ip.src"]:
+        raise ValueError(f"not IPv6 ({r['frame.protocols']})")
+    return str(ipaddress.ip_address(one(r["ipv6.src"], str))), str(ipaddress.ip_address(one(r["ipv6.dst"], str))), False
+
+
 def check_fields(name, rows, sc):
     """Fields against the scenario. Returns ([problems], per-node {psn: payload bytes} of SEND/WRITE)."""
     probs = []
@@ -401,22 +436,16 @@ def check_fields(name, rows, sc):
         if r["infiniband.bth.opcode"] == "":
             continue
         try:
-            if sc.ipver == 4:
-                if not r["ip.src"] or r["ipv6.src"]:
-                    raise ValueError(f"not IPv4 ({r['frame.protocols']})")
-                src, dst = one(r["ip.src"], str), one(r["ip.dst"], str)
-            else:
-                if not r["ipv6.src"] or r["ip.src"]:
-                    raise ValueError(f"not IPv6 ({r['frame.protocols']})")
-                src = str(ipaddress.ip_address(one(r["ipv6.src"], str)))
-                dst = str(ipaddress.ip_address(one(r["ipv6.dst"], str)))
+            src, dst, v1 = frame_addresses(r, sc)
             node = by_ip.get(src)
             if node is None:
                 raise ValueError(f"source {src} is neither a ({sc.nodes['a']['ip']}) nor b ({sc.nodes['b']['ip']})")
             peer = sc.peer(node)
             op, dqp, psn = one(r["infiniband.bth.opcode"]), one(r["infiniband.bth.destqp"]), one(r["infiniband.bth.psn"])
-            pad, ulen = one(r["infiniband.bth.padcnt"]), one(r["udp.length"])
-            sport, dport = one(r["udp.srcport"]), one(r["udp.dstport"])
+            # RoCE v1: the GRH payload length stands in for the UDP length (which is 8 more).
+            pad = one(r["infiniband.bth.padcnt"])
+            ulen = one(r["infiniband.grh.paylen"]) + 8 if v1 else one(r["udp.length"])
+            sport, dport = (None, None) if v1 else (one(r["udp.srcport"]), one(r["udp.dstport"]))
         except ValueError as e:
             probs.append(f"frame {n}: {e}")
             continue
@@ -424,7 +453,9 @@ def check_fields(name, rows, sc):
             probs.append(f"frame {n}: from {node} ({src}) to {dst}, expected {peer}'s {sc.nodes[peer]['ip']}")
         if dqp != sc.nodes[peer]["qpn"]:
             probs.append(f"frame {n}: from {node}: DestQP 0x{dqp:06x}, expected {peer}'s QPN 0x{sc.nodes[peer]['qpn']:06x}")
-        if sport != sc.nodes[node]["sport"] or dport != ROCE_PORT:
+        if v1 != (sc.nodes[node]["roce"] == 1):
+            probs.append(f"frame {n}: from {node}: RoCE v{1 if v1 else 2}, expected v{sc.nodes[node]['roce']}")
+        elif not v1 and (sport != sc.nodes[node]["sport"] or dport != ROCE_PORT):
             probs.append(f"frame {n}: UDP ports {sport} -> {dport}, expected {sc.nodes[node]['sport']} -> {ROCE_PORT}")
         vids = [int(v) for v in r["vlan.id"].split("|") if v]
         pcps = [int(v) for v in r["vlan.priority"].split("|") if v]
@@ -484,6 +515,8 @@ def check_payload_sum(name, sc, sw_bytes):
         return None, PAYLOAD_SUM_SKIP[name]
     if sc.transport != "rc" and any(k == "drop" for _, k, _ in sc.faults):
         return None, f"{sc.transport.upper()} with dropped packets: they are never resent"
+    if any(k == "miss" for _, k, _ in sc.faults):
+        return None, "the capture misses packets on purpose (miss faults)"
     probs, parts = [], []
     for node in "ab":
         want = sum(ln * c for kind, nd, ln, c in sc.work if nd == node)

@@ -28,7 +28,7 @@ void seq_init(struct seq *s)
 	rt_check_config_init(&s->cfg);
 	s->cfg.on_violation = record;
 	s->cfg.ctx = s;
-	s->ts_ns = 1000000000LL;
+	s->ts_ns = 1000000001LL;	/* not whole microseconds: the checker takes the timestamps as exact */
 }
 
 static void ensure_checker(struct seq *s)
@@ -80,7 +80,8 @@ uint64_t seq_pkt(struct seq *s, int from, uint8_t opcode, uint32_t psn, uint32_t
 	size_t len = rt_build(&b, frame, sizeof frame);
 	ck_assert_uint_gt(len, 0);
 	s->frame++;
-	rt_checker_frame(s->c, RT_LINK_ETHERNET, s->frame, s->ts_ns, frame, (uint32_t)len, (uint32_t)len);
+	uint32_t caplen = opt->caplen && opt->caplen < len ? opt->caplen : (uint32_t)len;
+	rt_checker_frame(s->c, RT_LINK_ETHERNET, s->frame, s->ts_ns, frame, caplen, (uint32_t)len);
 	s->ts_ns += 1000;
 	return s->frame;
 }

@@ -74,6 +74,7 @@ struct seq_opt {
 	uint8_t pad_count;	/* 0: computed */
 	bool becn;		/* BTH BECN (a CNP sets it) */
 	bool zero_payload;	/* payload bytes 0 instead of fill (a CNP's 16 reserved bytes) */
+	uint32_t caplen;	/* bytes captured (a snap length); 0: the whole frame */
 };
 
 void seq_init(struct seq *s);

@@ -401,6 +401,91 @@ START_TEST(pcapng_time_beyond_int64_nanoseconds)
 }
 END_TEST
 
+/* Record i of the block test: its length, and its bytes (a pattern of i and the position). */
+static uint32_t block_test_len(unsigned i)
+{
+	static const uint32_t small[] = { 60, 1514, 9000, 4000, 333, 1, 70000 };
+	static const uint32_t large[] = { 131072, 131073, 200000, 262144 };
+	if (i >= 600 && i < 604)
+		return large[i - 600];
+	if (i % 13 == 0)
+		return 262144 - i;	/* records near the largest all along */
+	return small[i % 7];
+}
+
+static uint8_t block_test_byte(unsigned i, uint32_t j)
+{
+	return (uint8_t)(i * 31u + j * 7u + (j >> 8));
+}
+
+/*
+ * The in-place reader across its blocks: `records` records of every size up
+ * to the largest libpcap takes, cut by block boundaries anywhere, some
+ * larger than a block, read as libpcap reads them, byte for byte, and as
+ * they were written.
+ */
+static void reader_matches_libpcap(unsigned records)
+{
+	enum { LARGEST = 262144 };
+	char path[512];
+	tmp_path(path, sizeof path, "blocks.pcap");
+	struct rt_error err;
+	struct rt_capture_writer *w = rt_capture_writer_open(path, LINKTYPE_ETHERNET, LARGEST, &err);
+	ck_assert_msg(w != NULL, "%s", err.msg);
+	uint8_t *buf = malloc(LARGEST);
+	ck_assert_ptr_nonnull(buf);
+	for (unsigned i = 0; i < records; i++) {
+		uint32_t len = block_test_len(i);
+		for (uint32_t j = 0; j < len; j++)
+			buf[j] = block_test_byte(i, j);
+		rt_capture_write(w, 1000000000LL * i + i, buf, len, len + i % 3);
+	}
+	ck_assert_int_eq(rt_capture_writer_close(w, &err), 0);
+	free(buf);
+
+	struct rt_capture_options libpcap = { .libpcap_only = true };
+	struct rt_capture *direct = rt_capture_open(path, &err), *ref = rt_capture_open_with(path, &libpcap, &err);
+	ck_assert_msg(direct && ref, "%s", err.msg);
+	uint64_t last_offset = 0;
+	for (unsigned i = 0;; i++) {
+		struct rt_frame a, b;
+		int ra = rt_capture_next(direct, &a, &err), rb = rt_capture_next(ref, &b, &err);
+		ck_assert_int_eq(ra, rb);
+		if (ra != 1) {
+			ck_assert_int_eq(ra, 0);
+			ck_assert_uint_eq(i, records);
+			break;
+		}
+		ck_assert_uint_eq(a.number, i + 1);
+		ck_assert_uint_eq(a.caplen, block_test_len(i));
+		ck_assert_uint_eq(a.caplen, b.caplen);
+		ck_assert_uint_eq(a.wirelen, b.wirelen);
+		ck_assert_int_eq(a.ts_ns, b.ts_ns);
+		ck_assert_msg(!memcmp(a.data, b.data, a.caplen), "record %u differs from libpcap's", i + 1);
+		for (uint32_t j = 0; j < a.caplen; j += 997)
+			ck_assert_uint_eq(a.data[j], block_test_byte(i, j));
+		ck_assert_uint_ge(rt_capture_offset(direct), last_offset);
+		last_offset = rt_capture_offset(direct);
+	}
+	ck_assert_uint_eq(last_offset, rt_capture_size(direct));
+	rt_capture_close(direct);
+	rt_capture_close(ref);
+}
+
+/* Some 31 MB, read ahead on a thread: its 4 MiB blocks cut it 7 times, 6 of them inside a record of 255-256 KiB. */
+START_TEST(reader_ahead_matches_libpcap)
+{
+	reader_matches_libpcap(1000);
+}
+END_TEST
+
+/* Some 3 MB, one block of the thread: read alone, 128 KiB at a time, growing for the records larger than that. */
+START_TEST(reader_alone_matches_libpcap)
+{
+	reader_matches_libpcap(100);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
 	Suite *s = suite_create("capture");
@@ -415,6 +500,8 @@ Suite *capture_suite(void)
 	tcase_add_test(tc, last_record_cut_short);
 	tcase_add_test(tc, pcapng_reads_like_pcap);
 	tcase_add_test(tc, pcapng_time_beyond_int64_nanoseconds);
+	tcase_add_test(tc, reader_ahead_matches_libpcap);
+	tcase_add_test(tc, reader_alone_matches_libpcap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -477,6 +477,55 @@ START_TEST(ud_deth_reserved)
 }
 END_TEST
 
+/*
+ * A header the snap length cut is unknown: the rule reading it is not
+ * evaluated, even when the header would break it, and nothing else changes.
+ */
+START_TEST(cut_headers_are_not_evaluated)
+{
+	static const struct {
+		uint8_t opcode;
+		enum rt_rule rule;
+		unsigned header_end;	/* bytes up to the end of the header, after the BTH */
+	} cases[] = {
+		{ 0x0C, RT_RULE_PKT_RETH_DMALEN, 16 },	/* READ request: RETH */
+		{ 0x13, RT_RULE_PKT_ATOMIC_ALIGN, 28 },	/* Compare&Swap: AtomicETH */
+		{ 0x11, RT_RULE_PKT_AETH_SYNDROME, 4 },	/* Acknowledge: AETH */
+		{ 0x0D, RT_RULE_PKT_AETH_SYNDROME, 4 },	/* READ Response First: AETH */
+		{ 0x64, RT_RULE_PKT_UD_DETH, 8 },	/* UD SEND Only: DETH */
+	};
+	enum { BTH_END = 14 + 20 + 8 + 12 };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct rt_build_spec s;
+		const struct rt_opcode_info *op = rt_opcode_info(cases[i].opcode);
+		opcode_packet(&s, cases[i].opcode, op->payload ? 8 : 0);
+		/* Each header broken, so that reading a cut one would show. */
+		s.ext.reth.dma_len = 0x80000001u;
+		s.ext.atomic.va = 0x1001;
+		s.ext.aeth.syndrome = 0x40;	/* the reserved type 10b */
+		s.ext.deth.reserved = 7;
+		build_and_check(&c, &s, 0);
+		ck_assert_msg(c.v.total.violations[cases[i].rule] == 1, "opcode 0x%02x whole", cases[i].opcode);
+		for (unsigned cut = BTH_END; cut < BTH_END + cases[i].header_end; cut += 3) {
+			ck_assert_int_eq(rt_parse(&c.p, RT_LINK_ETHERNET, c.frame, cut, (uint32_t)c.len), RT_PARSE_ROCE);
+			rt_verdicts_init(&c.v);
+			rt_check_packet(&c.p, 1, 0, &c.v);
+			ck_assert_msg(total_violations(&c.v) == 0, "opcode 0x%02x cut at %u: %llu violations",
+				      cases[i].opcode, cut, (unsigned long long)total_violations(&c.v));
+			ck_assert_uint_eq(c.v.total.not_evaluated[cases[i].rule], 1);
+			ck_assert_uint_eq(c.v.total.checked[cases[i].rule], 0);
+		}
+		/* Cut after the header: it is judged (and broken). */
+		ck_assert_int_eq(rt_parse(&c.p, RT_LINK_ETHERNET, c.frame, BTH_END + cases[i].header_end,
+					  (uint32_t)c.len), RT_PARSE_ROCE);
+		rt_verdicts_init(&c.v);
+		rt_check_packet(&c.p, 1, 0, &c.v);
+		ck_assert_uint_eq(c.v.total.violations[cases[i].rule], 1);
+		ck_assert_uint_eq(c.v.total.not_evaluated[cases[i].rule], 0);
+	}
+}
+END_TEST
+
 START_TEST(malformed_maps_to_rule)
 {
 	struct rt_build_spec s;
@@ -582,6 +631,7 @@ Suite *check_packet_suite(void)
 	tcase_add_test(t, cnp_rules);
 	tcase_add_test(t, published_connectx_cnp);
 	tcase_add_test(t, ud_deth_reserved);
+	tcase_add_test(t, cut_headers_are_not_evaluated);
 	tcase_add_test(t, malformed_maps_to_rule);
 	tcase_add_test(t, catalogue_lookup);
 	suite_add_tcase(s, t);

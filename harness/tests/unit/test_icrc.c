@@ -263,6 +263,53 @@ START_TEST(library_matches_reference_on_built_frames)
 }
 END_TEST
 
+/*
+ * rt_icrc_verify: the ICRC from headers, payload and pad CRCed apart and
+ * joined, against the reference; the payload's own CRC against the bitwise
+ * CRC-32; and later questions answered from the packet.
+ */
+START_TEST(verify_in_one_pass_matches_reference)
+{
+	static const uint8_t opcodes[] = { 0x04, 0x0B, 0x11, 0x13, 0x65, 0x81, 0x06 };
+	static const uint32_t payloads[] = { 0, 1, 2, 3, 4, 5, 255, 1024, 1027, 2000 };
+	struct { uint8_t roce, ip; } layouts[] = { { 2, 4 }, { 2, 6 }, { 1, 6 } };
+	for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+		for (size_t o = 0; o < sizeof opcodes; o++)
+			for (size_t n = 0; n < sizeof payloads / sizeof payloads[0]; n++) {
+				struct rt_build_spec s;
+				uint8_t frame[TEST_FRAME_MAX];
+				spec_with_fields(&s, opcodes[o], payloads[n], (int)(n & 1));
+				s.roce_version = layouts[l].roce;
+				s.ip_version = layouts[l].ip;
+				s.corrupt_icrc = n == 3;
+				size_t len = build_frame(&s, frame, sizeof frame);
+				struct rt_packet p;
+				ck_assert_int_eq(rt_parse(&p, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len),
+						 RT_PARSE_ROCE);
+				uint32_t want = reference_icrc(frame, 14, len - 4, layouts[l].ip, layouts[l].roce);
+				ck_assert_int_eq(rt_icrc_verify(&p), n == 3 ? RT_ICRC_BAD : RT_ICRC_OK);
+				ck_assert_msg(p.icrc_computed == want, "opcode 0x%02x payload %u: 0x%08x, reference 0x%08x",
+					      opcodes[o], p.payload_len, p.icrc_computed, want);
+				uint32_t payload_crc = p.payload_len ? ~crc32_register(0xFFFFFFFF, frame + p.payload_off,
+										      p.payload_len) : 0;
+				ck_assert_uint_eq(p.payload_crc, payload_crc);
+				/* Answered from the packet from now on. */
+				p.icrc_computed ^= 1;
+				ck_assert_uint_eq(rt_icrc_compute(&p), want ^ 1);
+			}
+	/* Cut by the snap length: unverified, nothing computed. */
+	struct rt_build_spec s;
+	uint8_t frame[TEST_FRAME_MAX];
+	spec_with_fields(&s, 0x04, 100, 0);
+	size_t len = build_frame(&s, frame, sizeof frame);
+	struct rt_packet p;
+	ck_assert_int_eq(rt_parse(&p, RT_LINK_ETHERNET, frame, (uint32_t)len - 1, (uint32_t)len), RT_PARSE_ROCE);
+	ck_assert_int_eq(rt_icrc_verify(&p), RT_ICRC_UNVERIFIED);
+	ck_assert_uint_eq(p.payload_crc, 0);
+	ck_assert_int_eq(rt_icrc_check(&p), RT_ICRC_UNVERIFIED);
+}
+END_TEST
+
 START_TEST(unparsed_packets_are_unverified)
 {
 	struct rt_packet p;
@@ -275,6 +322,130 @@ START_TEST(unparsed_packets_are_unverified)
 	frame[12] = 0x08, frame[13] = 0x06;	/* ARP */
 	ck_assert_int_eq(rt_parse(&p, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len), RT_PARSE_NOT_ROCE);
 	ck_assert_int_eq(rt_icrc_check(&p), RT_ICRC_UNVERIFIED);
+}
+END_TEST
+
+/* ---- solving a bad ICRC for a rewritten field ---------------------------- */
+
+static uint32_t wire_icrc(const uint8_t *frame, size_t len)
+{
+	return (uint32_t)frame[len - 4] | (uint32_t)frame[len - 3] << 8 | (uint32_t)frame[len - 2] << 16 |
+	       (uint32_t)frame[len - 1] << 24;
+}
+
+/* Every UDP source port tried with the reference CRC: how many make the ICRC verify, and the last one that does. */
+static unsigned brute_force_sports(uint8_t *frame, size_t len, uint32_t *found)
+{
+	enum { L3 = 14, UDP = 14 + 20 };
+	uint16_t keep = rt_get_be16(frame + UDP);
+	unsigned n = 0;
+	for (uint32_t port = 0; port <= 0xFFFF; port++) {
+		rt_put_be16(frame + UDP, (uint16_t)port);
+		if (reference_icrc(frame, L3, len - 4, 4, 2) == wire_icrc(frame, len)) {
+			n++;
+			*found = port;
+		}
+	}
+	rt_put_be16(frame + UDP, keep);
+	return n;
+}
+
+/*
+ * A RoCE v2 IPv4 packet whose ICRC is then broken `how`: 0 the UDP source
+ * port rewritten, 1 the IPv4 source, 2 and up a bit flipped near the end.
+ */
+static size_t damaged_frame(uint8_t *frame, size_t cap, uint32_t payload, int how, struct rt_packet *p)
+{
+	struct rt_build_spec s;
+	spec_with_fields(&s, 0x04, payload, 0);
+	s.udp_sport = 0xD0B3;
+	size_t len = build_frame(&s, frame, cap);
+	if (how == 0)
+		rt_put_be16(frame + 14 + 20, 0x1234);
+	else if (how == 1)
+		rt_put_be32(frame + 14 + 12, 0xC0A80707);
+	else
+		frame[len - 5 - (unsigned)how % (payload + 12)] ^= (uint8_t)(1u << (how % 8));
+	ck_assert_int_eq(rt_parse(p, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len), RT_PARSE_ROCE);
+	ck_assert_int_eq(rt_icrc_check(p), RT_ICRC_BAD);
+	return len;
+}
+
+/* The solver names the port every one of the 65536 ports was tried for, and no port where none fits. */
+START_TEST(solve_agrees_with_brute_force)
+{
+	struct rt_icrc_solver solver;
+	rt_icrc_solver_init(&solver);
+	/* The port rewritten, then payload bits flipped; the basis is rebuilt, and reused, as lengths change. */
+	static const int hows[] = { 0, 2, 3, 4, 5, 6 };
+	static const uint32_t payloads[] = { 0, 37, 4, 37, 37, 1 };
+	for (int i = 0; i < 6; i++) {
+		int how = hows[i];
+		uint8_t frame[TEST_FRAME_MAX];
+		struct rt_packet p;
+		size_t len = damaged_frame(frame, sizeof frame, payloads[i], how, &p);
+		uint32_t solved = 0, brute = 0;
+		bool ok = rt_icrc_solve(&solver, &p, rt_icrc_compute(&p), RT_ICRC_FIELD_UDP_SPORT, &solved);
+		unsigned n = brute_force_sports(frame, len, &brute);
+		ck_assert_msg(n <= 1, "%u ports fit", n);
+		ck_assert_msg(ok == (n == 1), "case %d: solver %d, brute force %u", how, ok, n);
+		if (ok)
+			ck_assert_uint_eq(solved, brute);
+		if (how == 0)
+			ck_assert_uint_eq(solved, 0xD0B3);
+	}
+}
+END_TEST
+
+/* A 32-bit field always has a solution: the one given makes the reference CRC verify, and is the original. */
+START_TEST(solve_ipv4_addresses)
+{
+	struct rt_icrc_solver solver;
+	rt_icrc_solver_init(&solver);
+	for (int how = 1; how < 5; how++) {
+		uint8_t frame[TEST_FRAME_MAX];
+		struct rt_packet p;
+		size_t len = damaged_frame(frame, sizeof frame, 100u * (unsigned)how, how, &p);
+		for (int f = RT_ICRC_FIELD_IPV4_SRC; f <= RT_ICRC_FIELD_IPV4_DST; f++) {
+			uint32_t v = 0, keep;
+			ck_assert(rt_icrc_solve(&solver, &p, rt_icrc_compute(&p), (enum rt_icrc_field)f, &v));
+			uint8_t *at = frame + 14 + (f == RT_ICRC_FIELD_IPV4_SRC ? 12 : 16);
+			keep = rt_get_be32(at);
+			rt_put_be32(at, v);
+			ck_assert_uint_eq(reference_icrc(frame, 14, len - 4, 4, 2), wire_icrc(frame, len));
+			rt_put_be32(at, keep);
+			if (how == 1 && f == RT_ICRC_FIELD_IPV4_SRC)
+				ck_assert_uint_eq(v, 0x0A000001);	/* the builder's 10.0.0.1 */
+		}
+	}
+	ck_assert_str_eq(rt_icrc_field_name(RT_ICRC_FIELD_IPV4_DST), "IPv4 destination address");
+	ck_assert_uint_eq(rt_icrc_field_bytes(RT_ICRC_FIELD_UDP_SPORT), 2);
+}
+END_TEST
+
+/* Fields a packet does not have are not solved for: RoCE v1 has no UDP, IPv6 no IPv4 address. */
+START_TEST(solve_only_fields_the_packet_has)
+{
+	struct rt_icrc_solver solver;
+	rt_icrc_solver_init(&solver);
+	for (int layout = 0; layout < 2; layout++) {
+		struct rt_build_spec s;
+		uint8_t frame[TEST_FRAME_MAX];
+		spec_with_fields(&s, 0x04, 8, 0);
+		s.roce_version = layout ? 2 : 1;
+		s.ip_version = 6;
+		s.corrupt_icrc = true;
+		size_t len = build_frame(&s, frame, sizeof frame);
+		struct rt_packet p;
+		ck_assert_int_eq(rt_parse(&p, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len), RT_PARSE_ROCE);
+		uint32_t v;
+		ck_assert(!rt_icrc_solve(&solver, &p, rt_icrc_compute(&p), RT_ICRC_FIELD_IPV4_SRC, &v));
+		ck_assert(!rt_icrc_field_value(&p, RT_ICRC_FIELD_IPV4_DST, &v));
+		ck_assert_int_eq(rt_icrc_field_value(&p, RT_ICRC_FIELD_UDP_SPORT, &v), layout == 1);
+		/* Cut by the snap length: the ICRC is unknown, nothing to solve. */
+		ck_assert_int_eq(rt_parse(&p, RT_LINK_ETHERNET, frame, (uint32_t)len - 1, (uint32_t)len), RT_PARSE_ROCE);
+		ck_assert(!rt_icrc_solve(&solver, &p, 0, RT_ICRC_FIELD_UDP_SPORT, &v));
+	}
 }
 END_TEST
 
@@ -291,7 +462,13 @@ Suite *icrc_suite(void)
 	tc = tcase_create("reference");
 	tcase_add_test(tc, reference_crc_matches_the_facts);
 	tcase_add_test(tc, library_matches_reference_on_built_frames);
+	tcase_add_test(tc, verify_in_one_pass_matches_reference);
 	tcase_add_test(tc, unparsed_packets_are_unverified);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("solve");
+	tcase_add_test(tc, solve_agrees_with_brute_force);
+	tcase_add_test(tc, solve_ipv4_addresses);
+	tcase_add_test(tc, solve_only_fields_the_packet_has);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2908,6 +2908,53 @@ START_TEST(bug_msn_back)
 }
 END_TEST
 
+/*
+ * The request after a READ of 3 responses at p takes p + 1, inside the READ's
+ * PSNs. The correct peer takes it for a duplicate and re-ACKs p + 2 (its
+ * expected PSN - 1); nothing else goes wrong. A READ of one response gives
+ * the misbehaviour no opportunity.
+ */
+START_TEST(bug_psn_in_read)
+{
+	struct run *r = bug_setup(A, RT_BUG_PSN_IN_READ, 1);
+	start(r);
+	recv_at(r, B, 0, 1);
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 1, .opcode = RT_WR_READ, .local_offset = 0x1000, .length = 3000,
+					   .remote_va = VA_B + 0x400, .rkey = RKEY_B });
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 2, .opcode = RT_WR_SEND, .local_offset = 0, .length = 64 });
+	ck_assert_int_eq(go(r), RT_SIM_IDLE);
+	check_sane(r);
+	unsigned at = the_bug_frame(r, RT_BUG_PSN_IN_READ, A);
+	ck_assert_uint_eq(opc(&r->f[at]), OP_SEND_ONLY);
+	ck_assert_uint_eq(r->f[at].p.bth.psn, PSN_A + 1);
+	ck_assert_uint_eq(count_op(r, A, OP_SEND_ONLY), 1);
+	ck_assert_uint_eq(count_op(r, A, OP_READ_REQ), 1);
+	unsigned ack = next_dir(r, at + 1, B);
+	while (ack < r->n && opc(&r->f[ack]) != OP_ACK)
+		ack = next_dir(r, ack + 1, B);
+	ck_assert(ack < r->n && is_ack(&r->f[ack]));
+	ck_assert_uint_eq(r->f[ack].p.bth.psn, PSN_A + 2);
+	ck_assert_uint_eq(count_nak(r, SYN_NAK_SEQ), 0);
+	ck_assert_uint_eq(r->nwc[B], 0);	/* the SEND was never delivered */
+	expect_wc(r, A, 0, 1, RT_WC_SUCCESS);
+	expect_wc(r, A, 1, 2, RT_WC_SUCCESS);
+	ck_assert_uint_eq(rt_qp_stats(qp_of(r, A))->timeouts, 0);
+	finish(r);
+
+	r = bug_setup(A, RT_BUG_PSN_IN_READ, 1);
+	start(r);
+	recv_at(r, B, 0, 1);
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 1, .opcode = RT_WR_READ, .local_offset = 0x1000, .length = PMTU,
+					   .remote_va = VA_B + 0x400, .rkey = RKEY_B });
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 2, .opcode = RT_WR_SEND, .local_offset = 0, .length = 64 });
+	ck_assert_int_eq(go(r), RT_SIM_IDLE);
+	ck_assert_uint_eq(count_bug(r, RT_BUG_PSN_IN_READ, NULL), 0);
+	ck_assert_uint_eq(count_psn(r, A, PSN_A + 1), 1);
+	ck_assert_uint_eq(r->nwc[B], 1);
+	finish(r);
+}
+END_TEST
+
 /* Every misbehaviour has a name and the names map back. */
 START_TEST(bug_names)
 {
@@ -2964,6 +3011,7 @@ START_TEST(qp_new_errors)
 	c = good_node(); c.timeout = 32; expect_bad_config(&c, "timeout 32", NULL);
 	c = good_node(); c.transport = RT_TRANSPORT_RD; expect_bad_config(&c, "RD", NULL);
 	c = good_node(); c.ip_version = 5; expect_bad_config(&c, "IP version 5", NULL);
+	c = good_node(); c.roce_version = 3; expect_bad_config(&c, "RoCE version 3", "RoCE version 3");
 	c = good_node(); c.window = 0; expect_bad_config(&c, "window 0", NULL);
 	c = good_node(); c.ack_every = 0; expect_bad_config(&c, "ack_every 0", NULL);
 	c = good_node(); c.mem_size = 0; expect_bad_config(&c, "memory 0", NULL);
@@ -3095,6 +3143,374 @@ START_TEST(tap_error)
 }
 END_TEST
 
+/* ---- Answers replayed after an implicit NAK ---- */
+
+/*
+ * A READ's Response Last is lost and two SENDs follow it: the first ACK past
+ * the READ makes the requester ask again from the missing response (an
+ * implicit NAK) and go back; the second ACK past it changes nothing (rxe
+ * starts no second retry), so the READ is asked for again once. The replay
+ * carries the responder's current MSN (READ, SEND, SEND: 3), not the MSN of
+ * the lost original (1).
+ */
+START_TEST(implicit_nak_goes_back_once)
+{
+	struct run *r = setup();
+	add_fault(r, RT_FAULT_DROP, B, 2, 2);
+	start(r);
+	recv_at(r, B, 0, 1);
+	recv_at(r, B, 0, 2);
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 1, .opcode = RT_WR_READ, .local_offset = 0x1000, .length = 2 * PMTU,
+					   .remote_va = VA_B + 0x400, .rkey = RKEY_B });
+	for (unsigned k = 0; k < 2; k++)
+		post(r, A, 0, (struct rt_send_wr){ .wr_id = 2 + k, .opcode = RT_WR_SEND, .local_offset = 0, .length = 64 });
+	ck_assert_int_eq(go(r), RT_SIM_IDLE);
+	check_sane(r);
+	ck_assert_uint_eq(count_op(r, A, OP_READ_REQ), 2);
+	unsigned q1 = next_dir(r, 0, A), q2 = q1 + 1;
+	while (q2 < r->n && !(r->f[q2].dir == A && opc(&r->f[q2]) == OP_READ_REQ))
+		q2++;
+	ck_assert_uint_eq(r->f[q2].p.bth.psn, PSN_A + 1);
+	ck_assert_uint_eq(r->f[q2].p.ext.reth.va, VA_B + 0x400 + PMTU);
+	ck_assert_uint_eq(r->f[q2].p.ext.reth.dma_len, PMTU);
+	/* Gone back once: each SEND sent twice, not once per ACK past the READ. */
+	ck_assert_uint_eq(count_psn(r, A, PSN_A + 2), 2);
+	ck_assert_uint_eq(count_psn(r, A, PSN_A + 3), 2);
+	unsigned first = next_dir(r, 0, B), replay = q2 + 1;
+	ck_assert_uint_eq(opc(&r->f[first]), OP_READ_FIRST);
+	ck_assert_uint_eq(r->f[first].p.ext.aeth.msn, 1);
+	while (replay < r->n && opc(&r->f[replay]) != OP_READ_ONLY)
+		replay++;
+	ck_assert(replay < r->n);
+	ck_assert_uint_eq(count_op(r, B, OP_READ_ONLY), 1);
+	ck_assert_uint_eq(r->f[replay].p.bth.psn, PSN_A + 1);
+	ck_assert_uint_eq(r->f[replay].p.ext.aeth.msn, 3);
+	ck_assert_mem_eq(mem(r, A) + 0x1000, r->before[B] + 0x400, 2 * PMTU);
+	ck_assert_uint_eq(r->nwc[A], 3);
+	for (unsigned k = 0; k < 3; k++)
+		expect_wc(r, A, k, k + 1, RT_WC_SUCCESS);
+	ck_assert_uint_eq(r->nwc[B], 2);
+	finish(r);
+}
+END_TEST
+
+/*
+ * An Atomic ACK lost, a WRITE and a SEND completed after it: the requester
+ * re-issues the atomic; the responder answers from its saved result (not
+ * adding again) with its current MSN (3), not the original's (1).
+ */
+START_TEST(atomic_replay_current_msn)
+{
+	struct run *r = setup();
+	add_fault(r, RT_FAULT_DROP, B, 1, 1);
+	start(r);
+	recv_at(r, B, 0, 1);
+	poke_le64(r, B, 0x100, 1000);
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 1, .opcode = RT_WR_FETCH_ADD, .local_offset = 0x40,
+					   .remote_va = VA_B + 0x100, .rkey = RKEY_B, .swap_add = 7 });
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 2, .opcode = RT_WR_WRITE, .local_offset = 0x80, .length = 64,
+					   .remote_va = VA_B + 0x800, .rkey = RKEY_B });
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 3, .opcode = RT_WR_SEND, .local_offset = 0, .length = 64 });
+	ck_assert_int_eq(go(r), RT_SIM_IDLE);
+	check_sane(r);
+	ck_assert_uint_eq(count_op(r, A, OP_FETCH_ADD), 2);
+	ck_assert_uint_eq(count_op(r, B, OP_ATOMIC_ACK), 1);	/* the first one was lost before a's port */
+	unsigned j = 0;
+	while (j < r->n && opc(&r->f[j]) != OP_ATOMIC_ACK)
+		j++;
+	ck_assert_uint_eq(r->f[j].p.bth.psn, PSN_A);
+	ck_assert_uint_eq(r->f[j].p.ext.atomic_ack_orig, 1000);
+	ck_assert_uint_eq(r->f[j].p.ext.aeth.msn, 3);
+	ck_assert_uint_eq(peek_le64(mem(r, B) + 0x100), 1007);
+	ck_assert_uint_eq(peek_le64(mem(r, A) + 0x40), 1000);
+	for (unsigned k = 0; k < 3; k++)
+		expect_wc(r, A, k, k + 1, RT_WC_SUCCESS);
+	finish(r);
+}
+END_TEST
+
+/* ---- RoCE v1 ---- */
+
+/* ::ffff:a.b.c.d, the GID of an IPv4 address (wire-facts.md). */
+static void mapped_gid(uint8_t gid[16], uint8_t last)
+{
+	static const uint8_t prefix[12] = { [10] = 0xFF, [11] = 0xFF };
+	memcpy(gid, prefix, 12);
+	gid[12] = 10, gid[13] = 0, gid[14] = 0, gid[15] = last;
+}
+
+/*
+ * a sends RoCE v1 (a GRH carrying the IPv4-mapped GIDs, Ethertype 0x8915), b
+ * answers in RoCE v2: every frame verifies, and SEND, WRITE and READ work.
+ */
+START_TEST(roce_v1_to_v2)
+{
+	struct run *r = setup();
+	r->cfg.node[A].roce_version = 1;
+	add_fault(r, RT_FAULT_DROP, A, 2, 2);	/* and the recovery crosses versions too */
+	start(r);
+	recv_at(r, B, 0, 1);
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 1, .opcode = RT_WR_SEND, .local_offset = 0, .length = 1500 });
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 2, .opcode = RT_WR_WRITE, .local_offset = 0x800, .length = 100,
+					   .remote_va = VA_B + 0x100, .rkey = RKEY_B });
+	post(r, A, 0, (struct rt_send_wr){ .wr_id = 3, .opcode = RT_WR_READ, .local_offset = 0x1000, .length = 2000,
+					   .remote_va = VA_B + 0x400, .rkey = RKEY_B });
+	ck_assert_int_eq(go(r), RT_SIM_IDLE);
+	uint8_t gid_a[16], gid_b[16];
+	mapped_gid(gid_a, 1);
+	mapped_gid(gid_b, 2);
+	unsigned v1 = 0;
+	for (unsigned j = 0; j < r->n; j++) {
+		const struct rt_packet *p = &r->f[j].p;
+		ck_assert_msg(p->status == RT_PARSE_ROCE && !p->truncated, "frame %u: not RoCE", j + 1);
+		ck_assert_msg(rt_icrc_check(p) == RT_ICRC_OK, "frame %u: bad ICRC", j + 1);
+		if (r->f[j].dir == B) {
+			ck_assert_uint_eq(p->roce_version, 2);
+			ck_assert_uint_eq(p->ip_version, 4);
+			ck_assert_uint_eq(p->udp_dport, 4791);
+			continue;
+		}
+		ck_assert_uint_eq(p->roce_version, 1);
+		ck_assert_uint_eq(p->ethertype, 0x8915);
+		ck_assert_mem_eq(p->src_ip, gid_a, 16);
+		ck_assert_mem_eq(p->dst_ip, gid_b, 16);
+		ck_assert_uint_eq(p->bth.dest_qp, QPN_B);
+		v1++;
+	}
+	ck_assert_uint_ge(v1, 5);
+	ck_assert_uint_eq(count_nak(r, SYN_NAK_SEQ), 1);
+	for (unsigned k = 0; k < 3; k++)
+		expect_wc(r, A, k, k + 1, RT_WC_SUCCESS);
+	expect_recv(r, 0, 1, r->before[A], 1500);
+	ck_assert_mem_eq(mem(r, B) + 0x100, r->before[A] + 0x800, 100);
+	ck_assert_mem_eq(mem(r, A) + 0x1000, r->before[B] + 0x400, 2000);
+	finish(r);
+}
+END_TEST
+
+/* A RoCE v1 SEND Only from b's address to QP a, with dgid as its destination GID. */
+static size_t v1_send(uint8_t *buf, size_t cap, const uint8_t dgid[16])
+{
+	struct rt_build_spec s;
+	rt_build_spec_init(&s);
+	s.roce_version = 1;
+	mapped_gid(s.src_ip, 2);
+	memcpy(s.dst_ip, dgid, 16);
+	s.bth.opcode = OP_SEND_ONLY;
+	s.bth.dest_qp = QPN_A;
+	s.bth.psn = PSN_B;
+	s.bth.ack_req = true;
+	s.payload_len = 8;
+	return rt_build(&s, buf, cap);
+}
+
+/* A QP takes RoCE v1 addressed to its GID (an IPv4 address mapped), and only that. */
+START_TEST(roce_v1_addressing)
+{
+	struct rt_error err = { { 0 } };
+	struct rt_qp_config c = good_node();	/* 10.0.0.1, QPN 0x11, expects PSN_B */
+	struct rt_qp *qp = rt_qp_new(&c, &err);
+	ck_assert_ptr_nonnull(qp);
+	struct rt_recv_wr rv = { .wr_id = 1 };
+	ck_assert_int_eq(rt_qp_post_recv(qp, &rv, &err), 0);
+	uint8_t frame[256], out[256], gid[16];
+	mapped_gid(gid, 9);	/* someone else's */
+	size_t n = v1_send(frame, sizeof frame, gid);
+	ck_assert_uint_gt(n, 0);
+	rt_qp_receive(qp, 0, frame, (uint32_t)n);
+	ck_assert_uint_eq(rt_qp_stats(qp)->dropped, 1);
+	static const uint8_t plain[16] = { 10, 0, 0, 1 };	/* the IPv4 address unmapped is no GID */
+	n = v1_send(frame, sizeof frame, plain);
+	rt_qp_receive(qp, 0, frame, (uint32_t)n);
+	ck_assert_uint_eq(rt_qp_stats(qp)->dropped, 2);
+	ck_assert_uint_eq(rt_qp_next_frame(qp, 0, out, sizeof out, NULL), 0);
+	mapped_gid(gid, 1);
+	n = v1_send(frame, sizeof frame, gid);
+	rt_qp_receive(qp, 0, frame, (uint32_t)n);
+	ck_assert_uint_eq(rt_qp_stats(qp)->dropped, 2);
+	/* Taken: the ACK goes out, in the QP's own RoCE v2. */
+	size_t m = rt_qp_next_frame(qp, 0, out, sizeof out, NULL);
+	ck_assert_uint_gt(m, 0);
+	struct rt_packet p;
+	ck_assert_int_eq(rt_parse(&p, RT_LINK_ETHERNET, out, (uint32_t)m, (uint32_t)m), RT_PARSE_ROCE);
+	ck_assert_uint_eq(p.roce_version, 2);
+	ck_assert_uint_eq(p.bth.opcode, OP_ACK);
+	ck_assert_uint_eq(p.bth.psn, PSN_B);
+	struct rt_wc wc;
+	ck_assert(rt_qp_poll_cq(qp, &wc));
+	ck_assert_int_eq(wc.status, RT_WC_SUCCESS);
+	ck_assert_uint_eq(wc.byte_len, 8);
+	rt_qp_free(qp);
+}
+END_TEST
+
+/* ---- The capture: skew and misses ---- */
+
+/* Four 1 KB SENDs, the second lost: a NAK, a go-back, ACKs. */
+static void capture_workload(struct run *r)
+{
+	add_fault(r, RT_FAULT_DROP, A, 2, 2);
+	start(r);
+	for (unsigned k = 0; k < 4; k++) {
+		recv_at(r, B, 0, k + 1);
+		post(r, A, 0, (struct rt_send_wr){ .wr_id = k + 1, .opcode = RT_WR_SEND, .local_offset = 0, .length = PMTU });
+	}
+	ck_assert_int_eq(go(r), RT_SIM_IDLE);
+}
+
+/* The index of the k-th frame (from 0) of direction dir; r->n if there is none. */
+static unsigned nth_dir(const struct run *r, unsigned dir, unsigned k)
+{
+	unsigned j = next_dir(r, 0, dir);
+	while (k-- && j < r->n)
+		j = next_dir(r, j + 1, dir);
+	return j;
+}
+
+/*
+ * At a's port with a 3 us skew: the same frames, a's recorded 3 us later, b's
+ * unchanged, the capture in recording order; the ACK of the first SEND is
+ * recorded before the SEND itself, and the NAK before the lost packet.
+ */
+START_TEST(capture_skew_delays_the_tapped_nodes_frames)
+{
+	const int64_t skew = 3000;
+	struct run *r0 = setup_run(0);
+	capture_workload(r0);
+	struct run *r1 = setup_run(1);
+	r1->cfg.tap_skew_ns = skew;
+	capture_workload(r1);
+	ck_assert_uint_eq(r1->n, r0->n);
+	for (unsigned dir = 0; dir < 2; dir++)
+		for (unsigned k = 0;; k++) {
+			unsigned i0 = nth_dir(r0, dir, k), i1 = nth_dir(r1, dir, k);
+			ck_assert_int_eq(i0 < r0->n, i1 < r1->n);
+			if (i0 == r0->n)
+				break;
+			ck_assert_int_eq(r1->f[i1].t, r0->f[i0].t + (dir == A ? skew : 0));
+			ck_assert_uint_eq(r1->f[i1].len, r0->f[i0].len);
+			ck_assert_mem_eq(r1->f[i1].data, r0->f[i0].data, r0->f[i0].len);
+		}
+	for (unsigned j = 1; j < r1->n; j++)
+		ck_assert_msg(r1->f[j].t >= r1->f[j - 1].t, "frame %u recorded before frame %u", j + 1, j);
+	/* Without the skew every request comes before its answer; with it the order turns. */
+	ck_assert(opc(&r0->f[0]) == OP_SEND_ONLY && r0->f[0].dir == A);
+	ck_assert(is_ack(&r1->f[0]) && r1->f[0].p.bth.psn == PSN_A);
+	ck_assert(is_nak(&r1->f[1], SYN_NAK_SEQ) && r1->f[1].p.bth.psn == PSN_A + 1);
+	ck_assert(r1->f[2].dir == A && r1->f[2].p.bth.psn == PSN_A);
+	finish(r0);
+	finish(r1);
+}
+END_TEST
+
+START_TEST(capture_skew_errors)
+{
+	struct rt_sim_config c;
+	rt_sim_config_init(&c);
+	node_defaults(&c.node[0], 0);
+	node_defaults(&c.node[1], 1);
+	struct rt_error err = { { 0 } };
+	c.tap_skew_ns = 1000;	/* with the receiver-side capture (the default) */
+	ck_assert_ptr_null(rt_sim_new(&c, &err));
+	ck_assert_msg(strstr(err.msg, "skew") != NULL, "message: %s", err.msg);
+	c.tap = RT_TAP_B;
+	c.tap_skew_ns = -1;
+	err.msg[0] = 0;
+	ck_assert_ptr_null(rt_sim_new(&c, &err));
+	ck_assert_msg(strstr(err.msg, "skew") != NULL, "message: %s", err.msg);
+
+	/* More frames within the skew than the capture holds: the run stops and says why. */
+	struct run *r = setup();
+	r->cfg.tap_skew_ns = 1000000000;
+	r->cfg.node[A].sq_depth = 5000;
+	start(r);
+	for (unsigned k = 0; k < 5000; k++)
+		post(r, A, 0, (struct rt_send_wr){ .wr_id = k, .opcode = RT_WR_WRITE, .remote_va = VA_B, .rkey = RKEY_B });
+	/* rt_sim_run, not go(): thousands of completions would not fit the run's record. */
+	ck_assert_int_eq(rt_sim_run(r->sim, on_frame, r, &r->err), RT_SIM_ERROR);
+	ck_assert_msg(strstr(r->err.msg, "more than 4096 frames of a wait to be recorded") != NULL, "message: %s",
+		      r->err.msg);
+	finish(r);
+}
+END_TEST
+
+/* r1 holds r0's frames but those at the indices in gone (ascending), in order, at the same times. */
+static void expect_frames_but(const struct run *r0, const struct run *r1, const unsigned *gone, unsigned n_gone)
+{
+	ck_assert_uint_eq(r1->n + n_gone, r0->n);
+	unsigned j1 = 0, g = 0;
+	for (unsigned j0 = 0; j0 < r0->n; j0++) {
+		if (g < n_gone && gone[g] == j0) {
+			g++;
+			continue;
+		}
+		ck_assert_msg(r1->f[j1].t == r0->f[j0].t && r1->f[j1].dir == r0->f[j0].dir &&
+				      r1->f[j1].len == r0->f[j0].len &&
+				      !memcmp(r1->f[j1].data, r0->f[j0].data, r0->f[j0].len),
+			      "frame %u of the capture with misses is not frame %u of the one without", j1 + 1, j0 + 1);
+		j1++;
+	}
+}
+
+static void miss_workload(struct run *r, bool miss)
+{
+	r->cfg.node[A].timeout = TIMEOUT_CODE;
+	add_fault(r, RT_FAULT_DROP, A, 2, 2);
+	if (miss) {
+		add_fault(r, RT_FAULT_MISS, A, 2, 3);	/* a's 2nd (dropped too) and 3rd, as sent */
+		add_fault(r, RT_FAULT_MISS, B, 1, 1);	/* b's 1st, as it arrives */
+	}
+	capture_workload(r);
+}
+
+/*
+ * A miss fault leaves frames out of the capture and nothing else: the ends do
+ * exactly what they do without it. At a's port a's frames are missed as
+ * sent (a dropped one too), b's as they arrive.
+ */
+START_TEST(miss_leaves_frames_out_of_the_capture)
+{
+	struct run *r0 = setup_run(0);
+	miss_workload(r0, false);
+	struct run *r1 = setup_run(1);
+	miss_workload(r1, true);
+	unsigned gone[3] = { nth_dir(r0, A, 1), nth_dir(r0, A, 2), nth_dir(r0, B, 0) };
+	if (gone[2] < gone[0]) {
+		unsigned t = gone[2];
+		gone[2] = gone[1], gone[1] = gone[0], gone[0] = t;
+	}
+	ck_assert(gone[0] < gone[1] && gone[1] < gone[2] && gone[2] < r0->n);
+	expect_frames_but(r0, r1, gone, 3);
+	ck_assert_uint_eq(rt_sim_link_stats(r1->sim, A)->missed, 2);
+	ck_assert_uint_eq(rt_sim_link_stats(r1->sim, B)->missed, 1);
+	ck_assert_uint_eq(r1->nwc[A], r0->nwc[A]);
+	for (unsigned k = 0; k < r0->nwc[A]; k++)
+		ck_assert_int_eq(r1->wc[A][k].time_ns, r0->wc[A][k].time_ns);
+	finish(r0);
+	finish(r1);
+}
+END_TEST
+
+/* At the receiver: a frame the link duplicates and a miss fault hits is missed twice. */
+START_TEST(miss_takes_both_copies_of_a_duplicate)
+{
+	struct run *r[2];
+	for (unsigned w = 0; w < 2; w++) {
+		r[w] = setup_run(w);
+		r[w]->cfg.tap = RT_TAP_RECEIVER;
+		add_fault(r[w], RT_FAULT_DUPLICATE, A, 3, 3);
+		if (w)
+			add_fault(r[w], RT_FAULT_MISS, A, 3, 3);
+		capture_workload(r[w]);
+	}
+	unsigned gone[2] = { nth_dir(r[0], A, 1), nth_dir(r[0], A, 2) };	/* the 3rd frame and its copy (the 2nd is lost) */
+	ck_assert_uint_eq(r[0]->f[gone[0]].p.bth.psn, r[0]->f[gone[1]].p.bth.psn);
+	expect_frames_but(r[0], r[1], gone, 2);
+	finish(r[0]);
+	finish(r[1]);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
 	Suite *s = suite_create("model");
@@ -3129,6 +3545,8 @@ Suite *model_suite(void)
 	tcase_add_test(tc, read_response_lost);
 	tcase_add_test(tc, read_request_lost);
 	tcase_add_test(tc, atomic_ack_lost);
+	tcase_add_test(tc, implicit_nak_goes_back_once);
+	tcase_add_test(tc, atomic_replay_current_msn);
 	tcase_add_test(tc, link_duplicate_request);
 	tcase_add_test(tc, link_duplicate_write);
 	tcase_add_test(tc, reorder_request);
@@ -3167,6 +3585,14 @@ Suite *model_suite(void)
 	tcase_add_test(tc, post_errors);
 	tcase_add_test(tc, schedule_errors);
 	tcase_add_test(tc, tap_error);
+	tcase_add_test(tc, capture_skew_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("capture");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, capture_skew_delays_the_tapped_nodes_frames);
+	tcase_add_test(tc, miss_leaves_frames_out_of_the_capture);
+	tcase_add_test(tc, miss_takes_both_copies_of_a_duplicate);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("services");
@@ -3182,6 +3608,8 @@ Suite *model_suite(void)
 	tcase_add_test(tc, cnp_disabled);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, seed_changes_bytes_only);
+	tcase_add_test(tc, roce_v1_to_v2);
+	tcase_add_test(tc, roce_v1_addressing);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("misbehaviour");
@@ -3204,6 +3632,7 @@ Suite *model_suite(void)
 	tcase_add_test(tc, bug_ack_ahead);
 	tcase_add_test(tc, bug_nak_repeat);
 	tcase_add_test(tc, bug_msn_back);
+	tcase_add_test(tc, bug_psn_in_read);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "rocetest/build.h"
 #include "rocetest/capture.h"
 #include "rocetest/checker.h"
+#include "flow_seq.h"
 #include "suites.h"
 #include "test_util.h"
 #include "util.h"
@@ -199,10 +201,15 @@ START_TEST(real_capture_all_writers)
 	char *xml = write_to_string(rt_report_junit, &rf, 1);
 	text_assert_has(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ");
 	text_assert_has(xml, "<testsuite name=\"rdma_read_bw.pcap\" ");
-	text_assert_has(xml, "classname=\"rocetest.rdma_read_bw.pcap.flow1\"");
+	/* One case per rule, of the capture's class. */
+	ck_assert_uint_eq(text_count(xml, "<testcase "), RT_RULE_COUNT);
+	ck_assert_uint_eq(text_count(xml, "classname=\"rocetest.rdma_read_bw.pcap\""), RT_RULE_COUNT);
 	text_assert_lacks(xml, "<failure");
 	ck_assert_uint_eq(text_count(xml, "<testsuite "), 1);
 	ck_assert_uint_eq(text_count(xml, "</testsuites>\n"), 1);
+	char *per_flow = write_to_string(rt_report_junit_per_flow, &rf, 1);
+	text_assert_has(per_flow, "classname=\"rocetest.rdma_read_bw.pcap.flow1\"");
+	free(per_flow);
 
 	char *html = write_to_string(rt_report_html, &rf, 1);
 	text_assert_has(html, "<!DOCTYPE html>");
@@ -312,7 +319,10 @@ START_TEST(hostile_file_name_escaped)
 		}
 	}
 	/* The class name uses the base name (after the last '/', here inside "</script>"), escaped the same way. */
-	text_assert_has(xml, "classname=\"rocetest.script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap.flow1\"");
+	text_assert_has(xml, "classname=\"rocetest.script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap\"");
+	char *per_flow = write_to_string(rt_report_junit_per_flow, &rf, 1);
+	text_assert_has(per_flow, "classname=\"rocetest.script&gt;&amp;&quot;&#39;\xEF\xBF\xBD\xEF\xBF\xBD.pcap.flow1\"");
+	free(per_flow);
 	free(json);
 	free(xml);
 	free(html);
@@ -320,7 +330,8 @@ START_TEST(hostile_file_name_escaped)
 }
 END_TEST
 
-START_TEST(junit_failures_are_error_violations)
+/* --junit-per-flow: the layout of one case per rule and flow. */
+START_TEST(junit_per_flow_failures_are_error_violations)
 {
 	struct run r;
 	run_faulty(&r);
@@ -330,7 +341,7 @@ START_TEST(junit_failures_are_error_violations)
 	ck_assert_uint_ge(errors, 3);	/* the three bad ICRCs at least */
 	ck_assert_uint_eq(rt_checker_totals(r.checker)->errors, errors);
 
-	char *xml = write_to_string(rt_report_junit, &rf, 1);
+	char *xml = write_to_string(rt_report_junit_per_flow, &rf, 1);
 	/* One failing test case per (flow, rule) with errors, one line per error violation in them. */
 	ck_assert_uint_eq(text_count(xml, "<failure "), pairs);
 	char attr[64];
@@ -358,6 +369,102 @@ START_TEST(junit_failures_are_error_violations)
 	/* Skipped cases say why. */
 	text_assert_has(xml, "<skipped message=\"not evaluated: needs timeout\"/>");
 
+	free(xml);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * Three flows (requests to QPs 0x12, 0x13, 0x14), 40 requests each, every
+ * one with a bad ICRC (120 PKT-ICRC errors), and one request of the second
+ * flow with a wrong PadCnt (PKT-PAD).
+ */
+static void run_many_bad(struct run *r)
+{
+	run_start(r);
+	struct rt_build_spec s;
+	for (uint32_t psn = 100; psn < 140; psn++) {
+		for (uint32_t q = 0; q < 3; q++) {
+			request(&s, psn);
+			s.bth.dest_qp = 0x12 + q;
+			s.corrupt_icrc = true;
+			feed(r, &s);
+		}
+	}
+	request(&s, 140);
+	s.bth.dest_qp = 0x13;
+	s.pad_explicit = true;
+	s.bth.pad = 3;
+	feed(r, &s);
+	rt_checker_finish(r->checker);
+}
+
+/* The text of the <testcase> named id, up to its end (free it), or NULL. */
+static char *testcase_of(const char *xml, const char *id)
+{
+	char head[64];
+	snprintf(head, sizeof head, "<testcase name=\"%s\" ", id);
+	const char *b = strstr(xml, head);
+	if (!b)
+		return NULL;
+	const char *e = strstr(b, "</testcase>");
+	const char *self = strstr(b, "/>\n");
+	if (!e || (self && self < strchr(b, '\n') + 1))
+		e = self;
+	return strndup(b, (size_t)(e - b));
+}
+
+/* By default one case per rule: every flow's violations in it, the first 100 listed, the rest counted. */
+START_TEST(junit_one_case_per_rule)
+{
+	struct run r;
+	run_many_bad(&r);
+	ck_assert_uint_eq(rt_checker_flow_count(r.checker), 3);
+	ck_assert_uint_eq(rt_checker_verdicts(r.checker)->total.violations[RT_RULE_PKT_ICRC], 120);
+	struct rt_report_file rf = { .file = "d/many.pcap", .checker = r.checker, .violations = &r.list };
+	char *xml = write_to_string(rt_report_junit, &rf, 1);
+	ck_assert_uint_eq(text_count(xml, "<testcase "), RT_RULE_COUNT);
+	ck_assert_uint_eq(text_count(xml, "classname=\"rocetest.many.pcap\""), RT_RULE_COUNT);
+	for (int k = 0; k < RT_RULE_COUNT; k++) {
+		char name[64];
+		snprintf(name, sizeof name, "<testcase name=\"%s\" ", rt_rule_info((enum rt_rule)k)->id);
+		ck_assert_uint_eq(text_count(xml, name), 1);
+	}
+	ck_assert_uint_eq(text_count(xml, "<failure "), 2);
+	text_assert_has(xml, " failures=\"2\" errors=\"0\" skipped=\"");
+
+	char *icrc = testcase_of(xml, "PKT-ICRC");
+	ck_assert_ptr_nonnull(icrc);
+	text_assert_has(icrc, "<failure type=\"PKT-ICRC\" message=\"120 violations of PKT-ICRC in 3 flows, first at frame 1 "
+			      "(flow 1): ");
+	ck_assert_uint_eq(text_count(icrc, "\nflow ") + !!strstr(icrc, "\">flow 1, frame 1: "), 100);
+	text_assert_has(icrc, "\">flow 1, frame 1: ");
+	text_assert_has(icrc, "\nflow 2, frame 2: ");
+	text_assert_has(icrc, "\nflow 3, frame 3: ");
+	text_assert_has(icrc, "\n... and 20 more\n</failure>");
+	/* Only its own rule's violations. */
+	text_assert_lacks(icrc, "PadCnt");
+	char *pad = testcase_of(xml, "PKT-PAD");
+	ck_assert_ptr_nonnull(pad);
+	text_assert_has(pad, "message=\"1 violation of PKT-PAD in 1 flow, first at frame 121 (flow 2): ");
+	ck_assert_uint_eq(text_count(pad, "frame 121"), 2);	/* the message attribute and the one line */
+	text_assert_has(pad, "\">flow 2, frame 121: ");
+	text_assert_lacks(pad, "ICRC");
+	text_assert_lacks(pad, "... and");
+	/* A rule with nothing to check is skipped and says why. */
+	char *timeout = testcase_of(xml, "REQ-TIMEOUT");
+	ck_assert_ptr_nonnull(timeout);
+	text_assert_has(timeout, "<skipped message=\"not evaluated: needs timeout\"/>");
+
+	/* The per-flow layout of the same run: a case per flow for the bad ICRCs, 40 lines at most 50 each. */
+	char *per_flow = write_to_string(rt_report_junit_per_flow, &rf, 1);
+	ck_assert_uint_eq(text_count(per_flow, "<failure type=\"PKT-ICRC\" message=\"40 violations of PKT-ICRC, first"), 3);
+	ck_assert_uint_eq(text_count(per_flow, "<failure "), 4);
+	text_assert_lacks(per_flow, "... and");
+	free(per_flow);
+	free(timeout);
+	free(pad);
+	free(icrc);
 	free(xml);
 	run_free(&r);
 }
@@ -446,14 +553,307 @@ START_TEST(no_violation_list)
 	ck_assert(json_valid(json));
 	text_assert_has(json, "\"violations\":[],\n\"violations_dropped\":0");
 	char *xml = write_to_string(rt_report_junit, &rf, 1);
-	/* Failures still come from the counts; their lines are then "... N more". */
-	text_assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC\">... 3 more\n</failure>");
+	/* Failures still come from the counts; their lines are then "... and N more". */
+	text_assert_has(xml, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC in 1 flow\">... and 3 more\n"
+			     "</failure>");
+	char *per_flow = write_to_string(rt_report_junit_per_flow, &rf, 1);
+	text_assert_has(per_flow, "<failure type=\"PKT-ICRC\" message=\"3 violations of PKT-ICRC\">... 3 more\n</failure>");
+	free(per_flow);
 	char *html = write_to_string(rt_report_html, &rf, 1);
 	text_assert_has(html, "FAIL");
 	free(json);
 	free(xml);
 	free(html);
 	run_free(&r);
+}
+END_TEST
+
+/* ---- Ladder rows: folds and the packets rules judge later ------------------------------ */
+
+/*
+ * A flow that skips PSN 150: A sends SEND Only 100..149, each acknowledged by
+ * B, then 151 and `after` more requests B does not answer, then (cnp) a CNP
+ * from B and four more requests. Every request asks for an ACK. SEQ-PSN is decided at the end of the
+ * capture, at the frame of PSN 151 (which returns), long after it went by.
+ */
+static uint64_t run_skip(struct seq *s, uint32_t after, bool cnp)
+{
+	seq_init(s);
+	s->cfg.ladder_flows = 1;
+	uint32_t msn = 0;
+	for (uint32_t psn = 100; psn < 150; psn++) {
+		seq_pkt(s, SEQ_A, SEND_ONLY, psn, 64, &(struct seq_opt){ .ack_req = true });
+		seq_pkt(s, SEQ_B, ACK, psn, 0, &(struct seq_opt){ .msn = ++msn });
+	}
+	/* B never answers from here on: the capture ends within the RSP-ACK grace, so that is no violation. */
+	const struct seq_opt ackreq = { .ack_req = true };
+	uint64_t skip = seq_pkt(s, SEQ_A, SEND_ONLY, 151, 64, &ackreq);
+	for (uint32_t i = 0; i < after; i++)
+		seq_pkt(s, SEQ_A, SEND_ONLY, 152 + i, 64, &ackreq);
+	if (cnp) {
+		seq_pkt(s, SEQ_B, CNP, 0, 16, &(struct seq_opt){ .becn = true, .zero_payload = true });
+		for (uint32_t i = 0; i < 4; i++)
+			seq_pkt(s, SEQ_A, SEND_ONLY, 152 + after + i, 64, &ackreq);
+	}
+	seq_finish(s);
+	if (!seq_has(s, RT_RULE_SEQ_PSN, skip))
+		seq_dump(s);
+	ck_assert_msg(seq_has(s, RT_RULE_SEQ_PSN, skip), "no SEQ-PSN at frame %llu", (unsigned long long)skip);
+	return skip;
+}
+
+/* The row drawn for frame (not a fold), or NULL. */
+static const struct rt_ladder_event *row_of(const struct rt_flow_info *f, uint64_t frame)
+{
+	for (uint32_t i = 0; i < f->ladder_count; i++)
+		if (f->ladder[i].frame == frame && !(f->ladder[i].flags & RT_LADDER_FOLD))
+			return &f->ladder[i];
+	return NULL;
+}
+
+/* Rows in frame order, every packet drawn, folded or counted exactly once. */
+static void assert_ladder_whole(const struct rt_flow_info *f)
+{
+	uint64_t packets = f->ladder_dropped;
+	for (uint32_t i = 0; i < f->ladder_count; i++) {
+		const struct rt_ladder_event *e = &f->ladder[i];
+		if (i)
+			ck_assert_uint_le(f->ladder[i - 1].frame, e->frame);
+		if (e->flags & RT_LADDER_FOLD) {
+			ck_assert_uint_ge(e->fold_count, 2);
+			ck_assert_uint_eq(e->fold_dir[0].count + e->fold_dir[1].count, e->fold_count);
+			packets += e->fold_count;
+		} else if (!e->folded) {
+			packets++;
+		}
+	}
+	ck_assert_uint_eq(packets, f->packets);
+}
+
+/* Marked a few packets after it went by: the row it was, arrow and all, cut out of its run. */
+START_TEST(ladder_late_mark_recent_packet)
+{
+	struct seq s;
+	uint64_t skip = run_skip(&s, 10, false);
+	const struct rt_flow_info *f = rt_checker_flow(s.c, 0);
+	assert_ladder_whole(f);
+	const struct rt_ladder_event *row = row_of(f, skip);
+	ck_assert_ptr_nonnull(row);
+	ck_assert(row->flags & RT_LADDER_VIOLATION);
+	ck_assert(!row->folded);
+	ck_assert_uint_eq(row->opcode, SEND_ONLY);
+	ck_assert_uint_eq(row->psn, 151);
+	ck_assert_uint_eq(row->from_side, 0);
+	/* The run before it folds with each direction's PSN range: requests 100..148, ACKs 100..147 or so. */
+	const struct rt_ladder_event *fold = NULL;
+	for (uint32_t i = 0; i < f->ladder_count && !fold; i++)
+		if (f->ladder[i].flags & RT_LADDER_FOLD)
+			fold = &f->ladder[i];
+	ck_assert_ptr_nonnull(fold);
+	ck_assert_uint_eq(fold->fold_dir[0].first_psn, 101);	/* 100 and its ACK are the run's head rows */
+	ck_assert_uint_eq(fold->fold_dir[1].first_psn, 101);
+	ck_assert_uint_eq(fold->fold_dir[0].last_psn, 148);	/* 149 and its ACK are the run's last rows */
+	ck_assert_uint_eq(fold->fold_dir[1].last_psn, 148);
+	ck_assert_uint_eq(fold->fold_dir[0].count, 48);
+	ck_assert_uint_eq(fold->fold_count, 96);
+	seq_free(&s);
+}
+END_TEST
+
+/* The row of a packet marked after it was folded: marked, right after the fold that holds it. */
+static const struct rt_ladder_event *folded_row_of(const struct rt_flow_info *f, uint64_t frame)
+{
+	assert_ladder_whole(f);
+	const struct rt_ladder_event *row = row_of(f, frame);
+	ck_assert_ptr_nonnull(row);
+	ck_assert(row->folded);
+	ck_assert(row->flags & RT_LADDER_VIOLATION);
+	ck_assert(row > f->ladder);
+	const struct rt_ladder_event *fold = row - 1;
+	ck_assert(fold->flags & RT_LADDER_FOLD);
+	ck_assert_uint_le(fold->frame, frame);
+	ck_assert_uint_ge(fold->fold_last_frame, frame);
+	ck_assert(row + 1 == f->ladder + f->ladder_count || row[1].frame > fold->fold_last_frame);
+	return row;
+}
+
+/* Marked after the run had folded it (still the run under way at the end): a row of its own after the fold. */
+START_TEST(ladder_late_mark_folded_packet)
+{
+	struct seq s;
+	uint64_t skip = run_skip(&s, 200, false);
+	folded_row_of(rt_checker_flow(s.c, 0), skip);
+	seq_free(&s);
+}
+END_TEST
+
+/* Marked after its run had ended and been drawn (a CNP came between): a row inserted after its fold. */
+START_TEST(ladder_late_mark_drawn_fold)
+{
+	struct seq s;
+	uint64_t skip = run_skip(&s, 200, true);
+	const struct rt_flow_info *f = rt_checker_flow(s.c, 0);
+	const struct rt_ladder_event *row = folded_row_of(f, skip);
+	/* The CNP after the fold is a row of its own, drawn before the mark was decided. */
+	bool cnp = false;
+	for (const struct rt_ladder_event *e = row + 1; e < f->ladder + f->ladder_count; e++)
+		cnp |= (e->flags & RT_LADDER_CNP) != 0;
+	ck_assert(cnp);
+	seq_free(&s);
+}
+END_TEST
+
+/*
+ * Past the row limits (a CNP every five messages makes rows that must be
+ * drawn; 400 rows, then only such rows up to 600) with two PSN skips judged
+ * at the end: one early, one in the last 100 messages (which have no CNP).
+ * Every packet is still drawn, folded or counted as not drawn, once; below
+ * the limits both skipped packets have their rows.
+ */
+START_TEST(ladder_row_limits_count_every_packet)
+{
+	for (uint32_t n = 300; n <= 1500; n += 1200) {
+		struct seq s;
+		seq_init(&s);
+		s.cfg.ladder_flows = 1;
+		uint32_t psn = 100;
+		uint64_t skips[2] = { 0 };
+		for (uint32_t m = 1; m <= n; m++, psn++) {
+			bool skip = m == 50 || m == n - 90;
+			psn += skip;
+			uint64_t fr = seq_pkt(&s, SEQ_A, SEND_ONLY, psn, 64, &(struct seq_opt){ .ack_req = true });
+			if (skip)
+				skips[m != 50] = fr;
+			if (m < 50)
+				seq_pkt(&s, SEQ_B, ACK, psn, 0, &(struct seq_opt){ .msn = m });
+			if (m % 5 == 0 && m <= n - 100)
+				seq_pkt(&s, SEQ_B, CNP, 0, 16, &(struct seq_opt){ .becn = true, .zero_payload = true });
+		}
+		seq_finish(&s);
+		ck_assert(seq_has(&s, RT_RULE_SEQ_PSN, skips[0]) && seq_has(&s, RT_RULE_SEQ_PSN, skips[1]));
+		const struct rt_flow_info *f = rt_checker_flow(s.c, 0);
+		assert_ladder_whole(f);
+		ck_assert_uint_le(f->ladder_count, 600);
+		if (n < 1000) {
+			ck_assert_uint_eq(f->ladder_dropped, 0);
+			ck_assert_ptr_nonnull(row_of(f, skips[0]));
+			ck_assert_ptr_nonnull(row_of(f, skips[1]));
+		} else {
+			ck_assert_uint_eq(f->ladder_count, 600);
+		}
+		seq_free(&s);
+	}
+}
+END_TEST
+
+/* Every real capture: each flow's rows in frame order and every packet drawn, folded or counted once. */
+START_TEST(ladder_real_captures_whole)
+{
+	glob_t g;
+	ck_assert_int_eq(glob(CAPTURES_DIR "/*/*.pcap", 0, NULL, &g), 0);
+	ck_assert_uint_ge(g.gl_pathc, 20);
+	uint64_t folded = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct run r;
+		run_capture(&r, g.gl_pathv[i]);
+		for (size_t k = 0; k < rt_checker_flow_count(r.checker); k++) {
+			const struct rt_flow_info *f = rt_checker_flow(r.checker, k);
+			ck_assert((f->ladder != NULL) == (f->id <= 8));	/* run_start: the first 8 flows are drawn */
+			if (f->ladder)
+				assert_ladder_whole(f);
+			for (uint32_t j = 0; j < f->ladder_count; j++)
+				folded += (f->ladder[j].flags & RT_LADDER_FOLD) ? f->ladder[j].fold_count : 0;
+		}
+		run_free(&r);
+	}
+	ck_assert_uint_gt(folded, 1000);
+	globfree(&g);
+}
+END_TEST
+
+/* A fold label too long for the diagram (IPv6 addresses written out) is squeezed into its width. */
+START_TEST(html_long_fold_label_fits)
+{
+	static const uint8_t a[16] = { 0xfd, 0, 0x11, 0x11, 0x22, 0x22, 0x33, 0x33,
+				       0x44, 0x44, 0x55, 0x55, 0x66, 0x66, 0x77, 0x71 };
+	struct run r;
+	run_start(&r);
+	struct rt_build_spec s;
+	for (uint32_t psn = 100; psn < 110; psn++) {
+		request(&s, psn);
+		s.ip_version = 6;
+		memcpy(s.src_ip, a, 16);
+		memcpy(s.dst_ip, a, 16);
+		s.dst_ip[15] = 0x72;
+		feed(&r, &s);
+		ack(&s, psn, psn - 99);
+		s.ip_version = 6;
+		memcpy(s.src_ip, a, 16);
+		s.src_ip[15] = 0x72;
+		memcpy(s.dst_ip, a, 16);
+		feed(&r, &s);
+	}
+	rt_checker_finish(r.checker);
+	struct rt_report_file rf = { .file = "v6.pcap", .checker = r.checker, .violations = &r.list };
+	char *html = write_to_string(rt_report_html, &rf, 1);
+	text_assert_has(html, " textLength=\"844\" lengthAdjust=\"spacingAndGlyphs\"><title>frames 3&#8211;18</title>"
+			      "\xE2\x80\xA6 16 ordinary packets: fd00:1111:2222:3333:4444:5555:6666:7771\xE2\x86\x92");
+	free(html);
+	run_free(&r);
+	/* A short one is left as it is. */
+	struct seq q;
+	struct rt_violation_list l = { 0 };
+	run_skip(&q, 10, false);
+	rf = (struct rt_report_file){ .file = "v4.pcap", .checker = q.c, .violations = &l };
+	html = write_to_string(rt_report_html, &rf, 1);
+	text_assert_has(html, "<text class=\"fold\"");
+	text_assert_lacks(html, "textLength");
+	free(html);
+	seq_free(&q);
+}
+END_TEST
+
+/* The page: the violations first, each frame linked to its row's id in the ladder; the fold labelled per direction. */
+START_TEST(html_violations_link_their_rows)
+{
+	static const struct { uint32_t after; bool cnp; } cases[] = { { 10, false }, { 200, false }, { 200, true } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct seq s;
+		struct rt_violation_list l = { 0 };
+		uint64_t skip = run_skip(&s, cases[i].after, cases[i].cnp);
+		for (unsigned k = 0; k < s.nv; k++) {
+			struct rt_violation v = { .rule = s.v[k].rule, .severity = rt_rule_info(s.v[k].rule)->severity,
+						  .frame = s.v[k].frame, .flow = s.v[k].flow, .message = s.v[k].message };
+			ck_assert_int_eq(rt_violation_list_add(&l, &v), 0);
+		}
+		struct rt_report_file rf = { .file = "skip.pcap", .checker = s.c, .violations = &l };
+		char *html = write_to_string(rt_report_html, &rf, 1);
+		char want[128];
+		snprintf(want, sizeof want, "<tr><td class=\"n\"><a href=\"#f1-fr%llu\" ", (unsigned long long)skip);
+		text_assert_has(html, want);
+		snprintf(want, sizeof want, "<g id=\"f1-fr%llu\">", (unsigned long long)skip);
+		ck_assert_uint_eq(text_count(html, want), 1);
+		/* Every link has its target. */
+		for (const char *p = html; (p = strstr(p, "href=\"#f1-fr")); p++) {
+			char id[64];
+			ck_assert_int_eq(sscanf(p, "href=\"#%63[^\"]", id), 1);
+			snprintf(want, sizeof want, "<g id=\"%s\">", id);
+			ck_assert_msg(strstr(html, want), "no row with id %s", id);
+		}
+		/* The list comes before the rule table and the ladders. */
+		const char *list = strstr(html, "<h3 id=\"f1-violations\">");
+		ck_assert_ptr_nonnull(list);
+		ck_assert(strstr(html, "<h3 id=\"f1-rules\">") > list);
+		ck_assert(strstr(html, "<svg class=\"ladder\"") > list);
+		if (cases[i].after > 64)
+			text_assert_has(html, ", in the fold above (judged after it was folded)</text>");
+		else	/* the run before the skip, cut where the marked packet was */
+			text_assert_has(html, "\xE2\x80\xA6 96 ordinary packets: 10.0.0.1\xE2\x86\x92" "10.0.0.2 PSN 101..148, "
+					      "10.0.0.2\xE2\x86\x92" "10.0.0.1 PSN 101..148 \xE2\x80\xA6</text>");
+		free(html);
+		rt_violation_list_free(&l);
+		seq_free(&s);
+	}
 }
 END_TEST
 
@@ -575,11 +975,21 @@ Suite *report_suite(void)
 	tcase_add_test(tc, real_capture_all_writers);
 	tcase_add_test(tc, incomplete_capture_all_writers);
 	tcase_add_test(tc, hostile_file_name_escaped);
-	tcase_add_test(tc, junit_failures_are_error_violations);
+	tcase_add_test(tc, junit_per_flow_failures_are_error_violations);
+	tcase_add_test(tc, junit_one_case_per_rule);
 	tcase_add_test(tc, html_marks_violations);
 	tcase_add_test(tc, several_files);
 	tcase_add_test(tc, write_error_reported);
 	tcase_add_test(tc, no_violation_list);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ladder");
+	tcase_add_test(tc, ladder_late_mark_recent_packet);
+	tcase_add_test(tc, ladder_late_mark_folded_packet);
+	tcase_add_test(tc, ladder_late_mark_drawn_fold);
+	tcase_add_test(tc, ladder_real_captures_whole);
+	tcase_add_test(tc, ladder_row_limits_count_every_packet);
+	tcase_add_test(tc, html_long_fold_label_fits);
+	tcase_add_test(tc, html_violations_link_their_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("helpers");
 	tcase_add_test(tc, utf8_and_xml_escaping);

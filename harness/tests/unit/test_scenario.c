@@ -625,7 +625,7 @@ static const struct bad bad_inputs[] = {
 	{ "\n\nsend a lenght=5", NAME ":3: send: unknown key 'lenght' (keys: len, imm, inv, offset, at, count, id)", "" },
 	{ "send a len=1 va=5", L1 "send: unknown key 'va'", "(keys: len, imm, inv," },
 	{ "pmtu 1024 x=1", L1 "pmtu: unknown key 'x'", "(pmtu takes no keys)" },
-	{ "node a qpm=5", L1 "node: unknown key 'qpm'", "keys: mac, ip, qpn, psn," },
+	{ "node a qpm=5", L1 "node: unknown key 'qpm'", "keys: mac, ip, roce, qpn, psn," },
 	{ "send a len=5 len=6", L1 "send: ", "key 'len' appears twice" },
 	{ "send a", L1 "send: ", "missing len=" },
 	{ "write b va=+0", L1 "write: ", "missing len=" },
@@ -741,7 +741,17 @@ static const struct bad bad_inputs[] = {
 	{ "fault a>b delay packet=1 by=1", L1 "fault: by: ", "needs a unit" },
 	{ "fault a>b drop packet=1 count=2", L1 "fault: ", "count= goes with psn=" },
 	{ "fault a>c drop packet=1", L1 "fault: ", "'a>c' is not a direction (a>b or b>a)" },
-	{ "fault a>b smash packet=1", L1 "fault: ", "'smash' is not a fault (drop, dup, reorder, delay, corrupt or ce)" },
+	{ "fault a>b smash packet=1", L1 "fault: ", "'smash' is not a fault (drop, dup, reorder, delay, corrupt, ce or miss)" },
+	{ "fault a>b miss", L1 "fault: ", "missing packet= or psn=" },
+	{ "fault b>a miss packet=2 by=1us", L1 "fault: ", "by= goes with delay only" },
+	{ "capture a skew=5", L1 "capture: skew: ", "time '5' needs a unit" },
+	{ "capture b skew=x", L1 "capture: skew: ", "bad time 'x'" },
+	{ "\ncapture receiver skew=1us", L2 "capture: skew: ", "needs a capture at a node's port (capture a or capture b)" },
+	{ "capture a lag=1us", L1 "capture: ", "unknown key 'lag' (keys: skew)" },
+	{ "node a roce=3", L1 "node: roce: ", "3 out of range (1..2)" },
+	{ "node b roce=0", L1 "node: roce: ", "0 out of range (1..2)" },
+	{ "node a roce=v1", L1 "node: roce: ", "bad number 'v1'" },
+	{ "bug a psn-in-read\nbug a skip-psn", L2 "bug: ", "node a already has a bug (line 1)" },
 	{ "fault a>b drop packet=0", L1 "fault: packet: ", "0 out of range" },
 	{ "fault a>b drop packet=5-3", L1 "fault: packet: ", "5-3 out of range" },
 	{ "fault a>b drop packet=1-0x100000000", L1 "fault: packet: ", "out of range" },
@@ -838,6 +848,45 @@ START_TEST(ud_and_uc_take_what_they_carry)
 }
 END_TEST
 
+/* The capture's skew, RoCE v1 ends, miss faults and the psn-in-read misbehaviour land where they belong. */
+START_TEST(capture_skew_roce_miss_and_psn_in_read)
+{
+	struct rt_scenario sc;
+	parse_ok("", &sc);
+	ck_assert_int_eq(sc.sim.tap_skew_ns, 0);
+	ck_assert_uint_eq(sc.sim.node[0].roce_version, 2);
+	ck_assert_uint_eq(sc.sim.node[1].roce_version, 2);
+	rt_scenario_free(&sc);
+	parse_ok("capture b skew=2.5us\n"
+		 "node a roce=1\n"
+		 "node b roce=2\n"
+		 "fault b>a miss packet=3-4\n"
+		 "fault a>b miss psn=+2 count=2\n"
+		 "bug a psn-in-read at=2\n",
+		 &sc);
+	ck_assert_int_eq(sc.sim.tap, RT_TAP_B);
+	ck_assert_int_eq(sc.sim.tap_skew_ns, 2500);
+	ck_assert_uint_eq(sc.sim.node[0].roce_version, 1);
+	ck_assert_uint_eq(sc.sim.node[1].roce_version, 2);
+	ck_assert_uint_eq(sc.sim.n_faults, 2);
+	ck_assert_int_eq(sc.sim.faults[0].kind, RT_FAULT_MISS);
+	ck_assert_uint_eq(sc.sim.faults[0].dir, 1);
+	ck_assert_uint_eq(sc.sim.faults[0].first, 3);
+	ck_assert_uint_eq(sc.sim.faults[0].last, 4);
+	ck_assert_int_eq(sc.sim.faults[1].kind, RT_FAULT_MISS);
+	ck_assert(sc.sim.faults[1].by_psn);
+	ck_assert_uint_eq(sc.sim.faults[1].psn, 0x1002);
+	ck_assert_uint_eq(sc.sim.faults[1].count, 2);
+	ck_assert_int_eq(sc.sim.node[0].bug, RT_BUG_PSN_IN_READ);
+	ck_assert_uint_eq(sc.sim.node[0].bug_at, 2);
+	rt_scenario_free(&sc);
+	/* A skew of 0 is no skew. */
+	parse_ok("capture a skew=0ns\n", &sc);
+	ck_assert_int_eq(sc.sim.tap_skew_ns, 0);
+	rt_scenario_free(&sc);
+}
+END_TEST
+
 START_TEST(expectation_without_frame_takes_the_bug)
 {
 	struct rt_scenario sc;
@@ -874,6 +923,7 @@ Suite *scenario_suite(void)
 	tcase_add_test(ok, load_reads_a_file);
 	tcase_add_test(ok, ud_and_uc_take_what_they_carry);
 	tcase_add_test(ok, expectation_without_frame_takes_the_bug);
+	tcase_add_test(ok, capture_skew_roce_miss_and_psn_in_read);
 	suite_add_tcase(s, ok);
 
 	TCase *bad = tcase_create("errors");
