@@ -72,6 +72,15 @@ in_root_pids() {
 	return 0
 }
 
+# The mount points in the root, and the root itself (stdin: findmnt's targets).
+under_root() {
+	awk -v r="$ROOT" '$0 == r || index($0, r "/") == 1'
+}
+
+mounted_under_root() {
+	findmnt -rn -o TARGET | under_root | grep -q .
+}
+
 cleanup() {
 	local rc=$? pids
 	# Nothing may go on running inside the root (an interrupted make, apt).
@@ -85,14 +94,15 @@ cleanup() {
 	# Everything mounted below the root, deepest first, whatever the step;
 	# again for a few seconds while an interrupted mmdebstrap tears down its own.
 	local _
+	# The root's own bind mount sorts last, after everything below it.
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		findmnt -rn -o TARGET | grep -qF "$ROOT/" || break
-		findmnt -rn -o TARGET | grep -F "$ROOT/" | sort -r | while read -r m; do
+		mounted_under_root || break
+		findmnt -rn -o TARGET | under_root | sort -r | while read -r m; do
 			umount -l "$m" 2>/dev/null || true
 		done
 		sleep 1
 	done
-	if findmnt -rn -o TARGET | grep -qF "$ROOT/"; then
+	if mounted_under_root; then
 		echo "fresh-check: could not unmount everything under $ROOT; left in place" >&2
 	elif [ "$KEEP" -eq 1 ]; then
 		echo "fresh-check: root kept in $ROOT (--keep)"
@@ -125,6 +135,10 @@ logged mmdebstrap --variant=apt --include=make "$SUITE" "$ROOT" "${sources[@]}" 
 say "bootstrapped in $(($(date +%s) - start)) s: $(chroot "$ROOT" dpkg-query -W -f='.\n' | wc -l) packages"
 # Name resolution for apt inside the root, as on this machine.
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+# The root is a mount point of its own: `ip netns exec` (the hardware-mode
+# test's namespaces) remounts / inside the chroot, which needs / to be one.
+mount --bind "$ROOT" "$ROOT"
+mount --make-private "$ROOT"
 mount -t proc proc "$ROOT/proc"
 mount --rbind /dev "$ROOT/dev"
 mount --make-rslave "$ROOT/dev"
