@@ -28,6 +28,7 @@
 
 #include "capture_state.h"
 #include "plugin.h"
+#include "rocetest/capture.h"
 #include "rocetest/checker.h"
 #include "rocetest/icrc.h"
 #include "rocetest/packet.h"
@@ -166,8 +167,7 @@ static void remember(packet_info *pinfo, const struct rt_packet *p, enum rt_link
 		cs_finish(state);
 		return;
 	}
-	int64_t ts_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
-	cs_feed(state, p, link, pinfo->num, ts_ns);
+	cs_feed(state, p, link, pinfo->num, rt_ts_ns((int64_t)pinfo->abs_ts.secs, pinfo->abs_ts.nsecs));
 }
 
 static const char *icrc_word(enum rt_icrc_status s)

@@ -26,6 +26,19 @@ struct rt_frame {
 	const uint8_t *data;	/* valid until the next rt_capture_next() */
 };
 
+/*
+ * Seconds and nanoseconds as nanoseconds since the epoch. 64-bit capture
+ * times (pcapng, Wireshark's) can lie beyond what that holds (after 2262,
+ * before 1678): saturated, never overflowed.
+ */
+static inline int64_t rt_ts_ns(int64_t sec, int64_t nsec)
+{
+	int64_t ns;
+	if (__builtin_mul_overflow(sec, (int64_t)1000000000, &ns) || __builtin_add_overflow(ns, nsec, &ns))
+		return sec < 0 ? INT64_MIN : INT64_MAX;
+	return ns;
+}
+
 struct rt_capture;
 
 /*

@@ -253,11 +253,7 @@ int rt_capture_next(struct rt_capture *c, struct rt_frame *frame, struct rt_erro
 	 * nanoseconds in tv_usec.
 	 */
 	int64_t sec = h->ts.tv_sec < 0 ? (int64_t)h->ts.tv_sec + ((int64_t)1 << 32) : (int64_t)h->ts.tv_sec;
-	/* pcapng's 64-bit times can lie beyond int64 nanoseconds (after 2262): saturate. */
-	int64_t ns;
-	if (__builtin_mul_overflow(sec, 1000000000, &ns) || __builtin_add_overflow(ns, (int64_t)h->ts.tv_usec, &ns))
-		ns = INT64_MAX;
-	frame->ts_ns = ns;
+	frame->ts_ns = rt_ts_ns(sec, (int64_t)h->ts.tv_usec);
 	frame->caplen = h->caplen;
 	frame->wirelen = h->len;
 	frame->data = data;
