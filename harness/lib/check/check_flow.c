@@ -49,12 +49,6 @@ struct psn_slot *flow_window_slot(struct psn_slot **w, uint32_t psn, bool create
 	return &(*w)[psn % PSN_WINDOW];
 }
 
-/* Computed with the ICRC, in the same pass over the payload (checker.c). */
-uint32_t flow_payload_crc(const struct rt_packet *p)
-{
-	return p->payload_crc;
-}
-
 /* The capture lacks packets of this stream: rules that loss can imitate resynchronise from now on. */
 void flow_capture_misses(struct stream *st)
 {

@@ -71,7 +71,6 @@ struct psn_step {
 
 /* ---- check_flow.c: shared by the families ---- */
 struct psn_slot *flow_window_slot(struct psn_slot **w, uint32_t psn, bool create);
-uint32_t flow_payload_crc(const struct rt_packet *p);
 void flow_capture_misses(struct stream *st);
 uint32_t flow_misses(const struct flow *f);
 void flow_ack_progress(struct checker_env *env, struct flow *f, struct stream *st, uint32_t upto,

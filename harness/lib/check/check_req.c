@@ -72,7 +72,7 @@ void flow_req_retransmit_same(struct checker_env *env, struct flow *f, struct st
 	if (s->opcode != p->bth.opcode)
 		FAIL(env, REQ_RETRANSMIT_SAME, pc->frame, "PSN %u sent again as %s, first as %s", p->bth.psn, label(p),
 		     rt_opcode_info(s->opcode) ? rt_opcode_info(s->opcode)->label : "?");
-	else if (s->len != p->payload_len || s->crc != flow_payload_crc(p))
+	else if (s->len != p->payload_len || s->crc != p->payload_crc)
 		FAIL(env, REQ_RETRANSMIT_SAME, pc->frame, "%s PSN %u sent again with different payload (%u bytes, first %u)",
 		     label(p), p->bth.psn, p->payload_len, s->len);
 	else
@@ -88,7 +88,7 @@ void flow_req_remember_sent(struct stream *st, const struct pkt_ctx *pc)
 		return;
 	bool read = p->op->family == RT_FAMILY_READ_REQUEST;
 	*s = (struct psn_slot){ .psn = p->bth.psn, .opcode = p->bth.opcode, .used = !p->truncated,
-				.len = read ? p->ext.reth.dma_len : p->payload_len, .crc = read ? 0 : flow_payload_crc(p),
+				.len = read ? p->ext.reth.dma_len : p->payload_len, .crc = read ? 0 : p->payload_crc,
 				.ts_ns = pc->ts_ns, .frame = pc->frame };
 }
 
@@ -231,8 +231,8 @@ static void retry_limit(struct checker_env *env, struct stream *st, const struct
 static bool late_resend(struct flow *f, struct stream *st, const struct pkt_ctx *pc)
 {
 	uint32_t psn = pc->p->bth.psn;
-	if (st->nak == NAK_SEQ || !st->have_last_nak || pc->ts_ns - st->last_nak_ts_ns > INTERLEAVE_NS ||
-	    !psn_before(psn, st->last_nak_psn))
+	if (st->nak == NAK_SEQ || !st->nak_frame || pc->ts_ns - st->nak_ts_ns > INTERLEAVE_NS ||
+	    !psn_before(psn, st->nak_psn))
 		return false;
 	flow_note(f, NOTE_LATE_PACKET, pc->frame, psn, 0);
 	return true;
@@ -245,8 +245,8 @@ static bool late_resend(struct flow *f, struct stream *st, const struct pkt_ctx 
  */
 static bool nak_answered_again(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
 {
-	if (st->nak == NAK_SEQ || !st->have_last_nak || pc->p->bth.psn != st->last_nak_psn ||
-	    pc->ts_ns - st->last_nak_ts_ns > INTERLEAVE_NS)
+	if (st->nak == NAK_SEQ || !st->nak_frame || pc->p->bth.psn != st->nak_psn ||
+	    pc->ts_ns - st->nak_ts_ns > INTERLEAVE_NS)
 		return false;
 	PASS(env, REQ_GO_BACK_N);
 	return true;
@@ -352,14 +352,12 @@ void flow_req_nak_seq_received(struct stream *st, const struct pkt_ctx *pc, uint
 {
 	st->nak_misses_before = misses_before;
 	st->nak_misses_after = misses_after;
-	st->have_last_nak = true;
-	st->last_nak_psn = pc->p->bth.psn;
-	st->last_nak_ts_ns = pc->ts_ns;
 	st->nak_prev = st->nak == NAK_SEQ;
 	st->nak_prev_psn = st->nak_psn;
 	st->nak = NAK_SEQ;
 	st->nak_psn = pc->p->bth.psn;
 	st->nak_frame = pc->frame;
+	st->nak_ts_ns = pc->ts_ns;
 }
 
 void flow_req_rnr_received(struct stream *st, const struct pkt_ctx *pc)

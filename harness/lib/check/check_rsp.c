@@ -383,14 +383,14 @@ void flow_rsp_duplicate_read(struct checker_env *env, struct stream *st, const s
 	uint32_t psn = p->bth.psn;
 	struct psn_slot *w = flow_window_slot(&st->answered, psn, !replay);
 	if (replay && w && w->used && w->psn == psn && !p->truncated) {
-		if (w->crc == flow_payload_crc(p) && w->len == p->payload_len)
+		if (w->crc == p->payload_crc && w->len == p->payload_len)
 			PASS(env, RSP_DUPLICATE_READ);
 		else
 			FAIL(env, RSP_DUPLICATE_READ, pc->frame, "%s PSN %u answers a duplicate READ with other data than before",
 			     label(p), psn);
 	} else if (!replay && w) {
 		*w = (struct psn_slot){ .psn = psn, .opcode = p->bth.opcode, .len = p->payload_len,
-					.crc = flow_payload_crc(p), .used = !p->truncated };
+					.crc = p->payload_crc, .used = !p->truncated };
 	}
 }
 

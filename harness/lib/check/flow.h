@@ -205,9 +205,10 @@ struct stream {
 	int64_t progress_ts;	/* last time the requester's timer had reason to restart */
 
 	/* Requester duties after NAKs. */
-	enum nak_pending nak;
+	enum nak_pending nak;	/* the newest NAK sequence error; its PSN, frame, time stay when answered */
 	uint32_t nak_psn;
-	uint64_t nak_frame;
+	uint64_t nak_frame;	/* 0: none yet */
+	int64_t nak_ts_ns;
 	/*
 	 * A NAK sequence error still unanswered when a newer one came: a
 	 * requester may already be going back for it (its pipeline did not
@@ -217,9 +218,6 @@ struct stream {
 	uint32_t nak_prev_psn;
 	/* flow_misses() before and after the NAK: signs of a lossy capture other than the NAK's own gap. */
 	uint32_t nak_misses_before, nak_misses_after;
-	bool have_last_nak;	/* the newest NAK sequence error, answered or not */
-	uint32_t last_nak_psn;
-	int64_t last_nak_ts_ns;
 	bool rnr;
 	uint32_t rnr_psn;
 	uint64_t rnr_frame;
