@@ -19,7 +19,7 @@ WERROR ?= 1
 WERROR_FLAG = $(if $(filter 1,$(WERROR)),-Werror)
 WARN_FLAGS = -Wall -Wextra $(WERROR_FLAG) -Wshadow -Wstrict-prototypes
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN_FLAGS) \
-	-Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(SAN_FLAGS)
+	-Iharness/include $(PCAP_CFLAGS) $(DEFLATE_CFLAGS) $(IBVERBS_CFLAGS) $(SAN_FLAGS)
 LDLIBS_COMMON = $(PCAP_LIBS) $(DEFLATE_LIBS) -lm $(SAN_FLAGS)
 
 # The library: four layers, each an archive of harness/lib/LAYER/, each
@@ -40,7 +40,7 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean conformance gate gate-baseline demo check check-layers dep-groups test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
+.PHONY: all clean conformance conformance-matrix gate gate-baseline demo check check-layers dep-groups test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
 .DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- dependencies
@@ -54,15 +54,16 @@ GOALS := $(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))
 NO_CONFIG_GOALS := clean help uninstall dep-groups
 GROUP_check_GOALS := deps check unit test integration sanitize
 GROUP_test_GOALS := deps test integration fuzz fuzz-build sanitize bench
-GROUP_rtl_GOALS := deps conformance test integration sanitize bench dut-sim dut-sim-test dut-mutants \
+GROUP_rtl_GOALS := deps conformance conformance-matrix test integration sanitize bench interop dut-sim dut-sim-test dut-mutants \
 	rtl-lint rtl-test synth-check
 GROUP_doc_GOALS := deps man install test integration
 GROUP_fresh_GOALS := fresh-check
 GROUP_dissector_GOALS := deps test integration dissector install-dissector uninstall-dissector dissector-screenshot \
 	bench sanitize
 GROUP_gui_GOALS := dissector-screenshot
+GROUP_interop_GOALS := interop
 # $(call dep_groups,GOALS): the groups those goals need.
-dep_groups = build $(foreach g,check test rtl doc fresh dissector gui,$(if $(filter $(GROUP_$(g)_GOALS),$(1)),$(g)))
+dep_groups = build $(foreach g,check test rtl doc fresh dissector gui interop,$(if $(filter $(GROUP_$(g)_GOALS),$(1)),$(g)))
 DEP_GROUPS := $(call dep_groups,$(GOALS))
 
 ifneq ($(filter-out $(NO_CONFIG_GOALS),$(GOALS)),)
@@ -117,7 +118,7 @@ $(REPORT_LIB): $(REPORT_OBJS)
 
 $(ROCETEST): $(CLI_OBJS) $(REPORT_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(CLI_OBJS) $(REPORT_LIB) $(LIB) $(LDLIBS_COMMON)
+	$(CC) -o $@ $(CLI_OBJS) $(REPORT_LIB) $(LIB) $(LDLIBS_COMMON) $(IBVERBS_LIBS)
 
 # rtl.mk first: tests.mk's `test` needs its list of RTL test benches.
 -include dut/rtl.mk
@@ -127,6 +128,7 @@ $(ROCETEST): $(CLI_OBJS) $(REPORT_LIB) $(LIB)
 -include harness/fuzz/fuzz.mk
 -include harness/bench/bench.mk
 -include dissectors/dissector.mk
+-include harness/interop/interop.mk
 include harness/install.mk
 
 # The main job: every suite of `rocetest run` against the Verilator model of
@@ -141,6 +143,25 @@ conformance: $(ROCETEST) dut-sim ## the main job: every conformance suite agains
 	$(ROCETEST) run --dut sim --seed $(SEED) --report $(RUNS_DIR)/$$stamp; rc=$$?; \
 	if [ -f $(RUNS_DIR)/$$stamp/summary.json ]; then ln -sfn $$stamp $(RUNS_DIR)/latest; fi; \
 	echo "conformance: report in $(RUNS_DIR)/$$stamp/index.html (also $(RUNS_DIR)/latest/)"; exit $$rc
+
+# Beyond the main job's one seed and width (CI runs it): every suite but
+# throughput at seeds MATRIX_SEEDS (the seed picks lengths, addresses, memory
+# contents and the memory's latency and stalls), and the quick suite on the
+# model at every DATA_WIDTH the endpoint supports (64, 128, 256, 512). Fails
+# when any run fails; each run's own line says which.
+MATRIX_SEEDS ?= 2 3 4 5
+conformance-matrix: $(ROCETEST) $(DUT_SIM_ALL_SOS) ## conformance at seeds 2-5 and at every DATA_WIDTH (64, 128, 256, 512)
+	@fail=0; \
+	for s in $(MATRIX_SEEDS); do \
+		echo "conformance-matrix: seed $$s, every suite but throughput"; \
+		$(ROCETEST) run --dut sim --seed $$s --suite functional -q || fail=1; \
+	done; \
+	for w in $(DUT_SIM_ALL_WIDTHS); do \
+		echo "conformance-matrix: DATA_WIDTH $$w, the quick suite"; \
+		$(ROCETEST) run --dut sim --width $$w --suite quick -q || fail=1; \
+	done; \
+	if [ $$fail = 0 ]; then echo "conformance-matrix: every run passed"; else echo "conformance-matrix: FAILED (see above)"; fi; \
+	exit $$fail
 
 # The release gate (README "Release gate"): a conformance run against the
 # committed baseline, reports/baseline/ (its summary.json, xfail.txt and

@@ -1,7 +1,7 @@
 # The FPGA endpoint's RTL: lint, test benches (Verilator) and a synthesis check (Yosys).
 #
 #   make rtl-test      lint every module, build and run every test bench at each DATA_WIDTH
-#   make synth-check   Yosys generic synthesis of each module; prints the cell counts
+#   make synth-check   Yosys synthesis of each module (UltraScale+): LUT depth against a budget, cells, LUT, FF, BRAM
 #
 # A module dut/rtl/NAME.v with a test bench dut/tb/tb_NAME.cpp is listed in
 # RTL_MODULES. Each bench is built once per width in RTL_WIDTHS (the bench sees
@@ -46,12 +46,26 @@ RTL_TB_BINS = $(foreach m,$(RTL_MODULES),$(foreach w,$(RTL_WIDTHS),$(RTL_BUILD)/
 rtl-test: rtl-lint $(RTL_TB_BINS) ## lint, then every RTL test bench at each DATA_WIDTH
 	@for b in $(RTL_TB_BINS); do echo "rtl-test: $$b"; $$b || exit 1; done
 
-# stat lists each module of the hierarchy, then (if there are submodules) the
-# "design hierarchy" total: the last "Number of cells" is the whole design's.
-synth-check: ## Yosys synthesis of each RTL module, with its cell count
-	@mkdir -p $(RTL_BUILD)
-	@for m in $(RTL_MODULES); do \
-		$(YOSYS) -q -l $(RTL_BUILD)/synth-$$m.log -p "read_verilog -sv $(RTL_SRCS); chparam -set DATA_WIDTH 512 $$m; synth -top $$m; stat" \
-			>/dev/null || { tail -n 20 $(RTL_BUILD)/synth-$$m.log; exit 1; }; \
-		echo "synth-check: $$m (DATA_WIDTH 512): $$(grep 'Number of cells' $(RTL_BUILD)/synth-$$m.log | tail -n 1 | tr -s ' ')"; \
-	done
+# Synthesis for a Xilinx UltraScale+ (the 100G CMAC's family; the clock is
+# 322.266 MHz): LUT6, CARRY, block and distributed RAM as a real build would
+# map them, so the LUT, FF and BRAM counts mean something. Each module at
+# DATA_WIDTH 512, flattened, its netlist cached in build/rtl/synth/. Then
+# dut/synth_depth.py counts the LUT levels of the longest path (carry chains
+# and slice muxes free, see there) and holds it to the module's budget in
+# dut/synth-budget.txt: synth-check fails naming every module over budget.
+SYNTH_BUILD = $(RTL_BUILD)/synth
+SYNTH_BUDGET := dut/synth-budget.txt
+SYNTH_JSONS = $(foreach m,$(RTL_MODULES),$(SYNTH_BUILD)/$(m).json)
+
+$(SYNTH_BUILD)/%.json: $(RTL_SRCS)
+	@mkdir -p $(dir $@)
+	@$(YOSYS) -q -l $(SYNTH_BUILD)/$*.log -p "read_verilog -sv $(RTL_SRCS); chparam -set DATA_WIDTH 512 $*; \
+		synth_xilinx -family xcup -top $* -flatten -noiopad -noclkbuf; stat; write_json $@.tmp" >/dev/null || \
+		{ tail -n 20 $(SYNTH_BUILD)/$*.log; rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
+synth-check: $(SYNTH_JSONS) ## Yosys synthesis of each RTL module: LUT depth against dut/synth-budget.txt, cells, LUT, FF, BRAM
+	@fail=0; for m in $(RTL_MODULES); do \
+		python3 dut/synth_depth.py $(SYNTH_BUILD)/$$m.json $$m $(SYNTH_BUDGET) || fail=$$?; \
+	done; \
+	[ $$fail -eq 0 ] || { echo "synth-check: FAILED (LUT depth over budget or bad netlist)" >&2; exit $$fail; }

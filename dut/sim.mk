@@ -64,8 +64,11 @@ $(2)/obj/.built: $(3) dut/sim.mk
 		  tail -n 30 $(2)/build.log; exit 1; }
 	@touch $$@
 
+# The model's identity (rt_dut_info.build_id): the SHA-256 of the RTL it was
+# Verilated from, the files concatenated in name order ($(sort) is byte order).
 $(2)/roce_dut_sim.o: $(DUT_SIM_SRCS) $(2)/obj/.built
-	$$(CXX) $$(DUT_SIM_CXXFLAGS) -DDATA_WIDTH=$(1) -isystem $(2)/obj -c $$< -o $$@
+	$$(CXX) $$(DUT_SIM_CXXFLAGS) -DDATA_WIDTH=$(1) -isystem $(2)/obj \
+		-DDUT_SIM_RTL_SHA256='"'"$$$$(cat $(sort $(3)) | sha256sum | cut -c1-64)"'"' -c $$< -o $$@
 
 # libstdc++ dynamically; --no-undefined: a missing symbol fails here, not at
 # dlopen; the version script keeps the C++ templates' weak symbols local too.
@@ -74,8 +77,15 @@ $(2)/libroce_dut_sim.so: $(2)/roce_dut_sim.o $(DUT_SIM_MAP)
 		$(2)/obj/verilated.o $(2)/obj/verilated_threads.o \
 		-pthread -Wl,--no-undefined -Wl,--version-script=$(DUT_SIM_MAP)
 endef
+# Every DATA_WIDTH the endpoint supports (roce_endpoint stops at reset on
+# any other): make conformance-matrix runs the quick suite on each.
+DUT_SIM_ALL_WIDTHS := 64 128 256 512
+ifneq ($(filter-out $(DUT_SIM_ALL_WIDTHS),$(DUT_SIM_WIDTHS)),)
+$(error DUT_SIM_WIDTHS: $(filter-out $(DUT_SIM_ALL_WIDTHS),$(DUT_SIM_WIDTHS)) is not a width roce_endpoint supports ($(DUT_SIM_ALL_WIDTHS)))
+endif
+DUT_SIM_ALL_SOS = $(foreach w,$(DUT_SIM_ALL_WIDTHS),$(DUT_SIM_BUILD)/w$(w)/libroce_dut_sim.so)
 # 512 always: the smoke test and DUT_SIM_SO use it.
-$(foreach w,$(sort $(DUT_SIM_WIDTHS) 512),$(eval $(call DUT_SIM_RULE,$(w),$(DUT_SIM_BUILD)/w$(w),$(RTL_SRCS))))
+$(foreach w,$(sort $(DUT_SIM_WIDTHS) $(DUT_SIM_ALL_WIDTHS)),$(eval $(call DUT_SIM_RULE,$(w),$(DUT_SIM_BUILD)/w$(w),$(RTL_SRCS))))
 
 # The smoke test is plain C: it dlopens the .so next to it, as the harness
 # does, and builds its ARP and CM frames with the library's rocetest/cm.h.

@@ -55,7 +55,7 @@ module roce_endpoint #
     parameter N_QP = 4,
     parameter QPN_BASE = 256,
     // Work requests queued per QP (a power of 2)
-    parameter WQ_DEPTH = 16,
+    parameter WQ_DEPTH = 64,
     // Most PSNs outstanding per QP
     parameter WINDOW = 1024,
     // Clock frequency (the requester's timers count real time from it)

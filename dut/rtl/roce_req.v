@@ -47,8 +47,11 @@
  *
  * Sending: round robin over the QPs that are in RTS (qp_state 3), active,
  * not failed, not waiting out an RNR NAK, have a WR at send_ptr, and have
- * fewer than WINDOW PSNs outstanding (send_psn - unacked_psn). One packet per
- * cycle when both output registers are free. Opcodes First/Middle/Last/Only
+ * fewer than WINDOW PSNs outstanding (send_psn - unacked_psn). One packet
+ * every other cycle, in three pipeline stages: the round robin pick; the PSN
+ * and the packet's place in its WR, the WR read (the work queue's registered
+ * read port); the payload's offset and length into the output registers.
+ * Opcodes First/Middle/Last/Only
  * at the PMTU (256 << pmtu_code, codes above 4 taken as 4); RETH on WRITE
  * First/Only (va = remote_va, rkey, DMA length = the WR's length); ImmDt on
  * the last packet of *_IMM. AckReq on every Last/Only, on every PSN whose low
@@ -91,7 +94,8 @@
  * 2^t ticks of 4.096 us; the RNR wait is the wire-facts.md table in 10 us
  * ticks (code 0: 655.36 ms = 65536 ticks).
  *
- * Completions: in WR order per QP, round robin over the QPs. Status 0 success
+ * Completions: in WR order per QP, round robin over the QPs, one every other
+ * cycle. Status 0 success
  * (the WR's last PSN is acknowledged), 1 retry exceeded, 2 RNR retry exceeded,
  * 3 remote invalid request, 4 remote access error, 5 remote operational error,
  * 6 flushed (after an error, or posted to / left in a QP that is not in RTS).
@@ -301,6 +305,13 @@ function psn_lt(input [23:0] a, input [23:0] b);
     end
 endfunction
 
+// lo <= p < hi in 24-bit PSN arithmetic
+function psn_in(input [23:0] p, input [23:0] lo, input [23:0] hi);
+    begin
+        psn_in = (p - lo) < (hi - lo);
+    end
+endfunction
+
 // RNR NAK timer in 10 us ticks (wire-facts.md table)
 function [16:0] rnr_ticks(input [4:0] code);
     begin
@@ -451,6 +462,9 @@ reg [23:0]        ack_dest_qp_reg = 24'd0;
 reg [23:0]        ack_psn_reg = 24'd0;
 reg [7:0]         ack_syndrome_reg = 8'd0;
 
+// the sender's stage 2 holds a packet (see the sender)
+reg               s2_valid_reg = 1'b0, s2_valid_next;
+
 // output registers
 reg               m_desc_valid_reg = 1'b0, m_desc_valid_next;
 reg [47:0]        m_desc_dst_mac_reg = 48'd0;
@@ -523,6 +537,7 @@ reg [N_QP-1:0]      head_flush;         // the WR at head_ptr: to be flushed,
 (* mem2reg *) reg [23:0] head_npkts [0:N_QP-1];         // ... and packets
 (* mem2reg *) reg [23:0] send_wr_first_psn [0:N_QP-1];  // the WR at send_ptr: its first PSN
 (* mem2reg *) reg [23:0] send_wr_npkts [0:N_QP-1];      // ... and packets
+(* mem2reg *) reg [2:0]  send_wr_pmtu [0:N_QP-1];       // ... and PMTU code
 
 reg [QPW-1:0]       view_qp;
 reg [PTRW:0]        view_head_ptr, view_send_ptr, view_tail_ptr;
@@ -548,6 +563,7 @@ always @* begin
         head_npkts[q_view] = view_head_seg[23:0];
         send_wr_first_psn[q_view] = view_send_seg[47:24];
         send_wr_npkts[q_view] = view_send_seg[23:0];
+        send_wr_pmtu[q_view] = view_send_seg[50:48];
     end
 end
 
@@ -641,11 +657,15 @@ end
 // ---------------------------------------------------------------------------
 // Completion walker: the WR at head_ptr completes once its last PSN is
 // acknowledged (success), or when it is to be flushed or the QP has failed or
-// is not active; one completion per cycle, round robin over the QPs
+// is not active; one completion every other cycle, round robin over the QPs
 
 reg [N_QP-1:0]   cpl_ready;         // the WR at head_ptr can complete
 reg [3*N_QP-1:0] cpl_status;        // ... with this status
 reg              cpl_out_free;      // the completion output register can take one
+reg              cpl_pick_go;       // the round robin picks a QP (to act on in the next cycle)
+reg [QPW-1:0]    cpl_pick_qp;       // ... this one
+reg              cpl_pick_valid_reg = 1'b0;
+reg [QPW-1:0]    cpl_pick_qp_reg = {QPW{1'b0}};
 reg              cpl_go;            // a completion goes into it
 reg [QPW-1:0]    cpl_qp;            // ... of this QP
 reg [N_QP-1:0]   cpl_take;          // the WR at head_ptr of QP i completes (one hot)
@@ -669,18 +689,24 @@ end
 // round robin, and the next state
 always @* begin
     cpl_out_free = !m_cpl_valid_reg || m_cpl_ready;
-    cpl_go = 1'b0;
-    cpl_qp = cpl_rr_reg;
+    // a pick every other cycle, acted on in the next (timing: the pick is
+    // registered). The head picked can still complete then: only the walker
+    // moves head_ptr, and unacked_psn, failure and leaving RTS only ever make
+    // a head ready (the status is the one of the cycle it completes in).
+    cpl_pick_go = 1'b0;
+    cpl_pick_qp = cpl_rr_reg;
     for (k_cpl = N_QP; k_cpl >= 1; k_cpl = k_cpl - 1) begin
         n_cpl = {{(32-QPW){1'b0}}, cpl_rr_reg} + k_cpl;
         if (n_cpl >= N_QP) begin
             n_cpl = n_cpl - N_QP;
         end
-        if (cpl_ready[n_cpl]) begin
-            cpl_go = cpl_out_free;
-            cpl_qp = n_cpl[QPW-1:0];
+        if (cpl_ready[n_cpl] && !cpl_pick_valid_reg) begin
+            cpl_pick_go = 1'b1;
+            cpl_pick_qp = n_cpl[QPW-1:0];
         end
     end
+    cpl_qp = cpl_pick_qp_reg;
+    cpl_go = cpl_pick_valid_reg && cpl_out_free;
 
     cpl_head_ptr = head_ptr_reg[(PTRW+1)*cpl_qp +: PTRW+1];
     cpl_wr_id = wq_wr_id_mem[{cpl_qp, cpl_head_ptr[PTRW-1:0]}];
@@ -702,6 +728,10 @@ end
 always @(posedge clk) begin
     head_ptr_reg <= head_ptr_next;
     cpl_rr_reg <= cpl_rr_next;
+    cpl_pick_valid_reg <= cpl_pick_go;
+    if (cpl_pick_go) begin
+        cpl_pick_qp_reg <= cpl_pick_qp;
+    end
     m_cpl_valid_reg <= m_cpl_valid_next;
 
     // datapath: the completion (cpl_go is the store signal)
@@ -714,26 +744,37 @@ always @(posedge clk) begin
     if (rst) begin
         head_ptr_reg <= {(PTRW+1)*N_QP{1'b0}};
         cpl_rr_reg <= {QPW{1'b0}};
+        cpl_pick_valid_reg <= 1'b0;
         m_cpl_valid_reg <= 1'b0;
     end
 end
 
 // ---------------------------------------------------------------------------
-// Sender: round robin, one packet (or one skipped WR) per cycle
+// Sender: round robin, one packet (or one skipped WR) every other cycle: the
+// pick is registered (timing), and a frame takes at least two beats anyway
 
 reg [N_QP-1:0] send_skip_wr;        // the WR at send_ptr lies wholly before send_psn: step over it
+(* mem2reg *) reg [23:0] send_segment [0:N_QP-1];  // send_psn's packet of the WR at send_ptr
+reg [N_QP-1:0] send_last;           // ... is its last
 reg [N_QP-1:0] send_allowed;        // may send or skip (active, RTS, not failed, no RNR wait, a WR)
 reg [N_QP-1:0] send_room;           // the window and the walker's lag allow a new packet
 reg [N_QP-1:0] send_eligible;
 reg            send_out_free;       // both output registers can take one
-reg            send_go;             // the sender sends a packet or skips a WR
-reg [QPW-1:0]  send_qp;             // ... of this QP
+reg            send_s2_free;        // stage 2 can take a packet
+reg            pick_go;             // the round robin picks a QP (to act on in the next cycle)
+reg [QPW-1:0]  pick_qp;             // ... this one
+reg            pick_valid_reg = 1'b0;
+reg [QPW-1:0]  pick_qp_reg = {QPW{1'b0}};
+wire           send_go;             // the sender sends a packet or skips a WR
+wire [QPW-1:0] send_qp;             // ... of this QP
 reg [23:0]     sel_segment;
 
 // what each QP may do (from registers only)
 always @* begin
     for (q_sel = 0; q_sel < N_QP; q_sel = q_sel + 1) begin
         sel_segment = send_psn_reg[q_sel] - send_wr_first_psn[q_sel];
+        send_segment[q_sel] = sel_segment;
+        send_last[q_sel] = sel_segment == send_wr_npkts[q_sel] - 24'd1;
         send_skip_wr[q_sel] = sel_segment >= send_wr_npkts[q_sel];
         send_allowed[q_sel] = qp_active_reg[q_sel] && !qp_failed_reg[q_sel] && qp_rts[q_sel] &&
                               !rnr_wait_reg[q_sel] && wq_has_send[q_sel];
@@ -746,54 +787,91 @@ end
 // round robin over the eligible QPs
 always @* begin
     send_out_free = (!m_desc_valid_reg || m_desc_ready) && (!m_rd_valid_reg || m_rd_ready);
+    send_s2_free = !s2_valid_reg || send_out_free;
     for (k_sel = 0; k_sel < N_QP; k_sel = k_sel + 1) begin
-        send_eligible[k_sel] = send_allowed[k_sel] && (send_skip_wr[k_sel] || (send_room[k_sel] && send_out_free));
+        send_eligible[k_sel] = send_allowed[k_sel] && (send_skip_wr[k_sel] || (send_room[k_sel] && send_s2_free));
     end
 
-    send_go = 1'b0;
-    send_qp = send_rr_reg;
+    // a pick every other cycle, never in the cycle its last one is acted on
+    pick_go = 1'b0;
+    pick_qp = send_rr_reg;
     for (k_sel = N_QP; k_sel >= 1; k_sel = k_sel - 1) begin
         n_sel = {{(32-QPW){1'b0}}, send_rr_reg} + k_sel;
         if (n_sel >= N_QP) begin
             n_sel = n_sel - N_QP;
         end
-        if (send_eligible[n_sel]) begin
-            send_go = 1'b1;
-            send_qp = n_sel[QPW-1:0];
+        if (send_eligible[n_sel] && !pick_valid_reg) begin
+            pick_go = 1'b1;
+            pick_qp = n_sel[QPW-1:0];
         end
     end
 end
 
-// the packet: the WR at send_ptr of send_qp, the segment send_psn stands for
+// The QP picked is acted on in the next cycle if it is still eligible (an ACK,
+// a timer or a completion in between may have changed that; the sender's own
+// state cannot change, as it acts at most every other cycle).
+always @(posedge clk) begin
+    pick_valid_reg <= pick_go;
+    if (pick_go) begin
+        pick_qp_reg <= pick_qp;
+    end
+    if (rst) begin
+        pick_valid_reg <= 1'b0;
+    end
+end
+
+assign send_qp = pick_qp_reg;
+assign send_go = pick_valid_reg && send_eligible[pick_qp_reg];
+
+// The packet, in two pipeline stages after the pick (timing at 322 MHz: the
+// pick, the WR read and the payload arithmetic do not fit one cycle together).
+// Stage 1: the QP picked, its PSN and the packet's place in the WR at send_ptr
+// (from the per-QP view); the WR itself is read from its work queue memory on
+// the clock (a block RAM read port) into stage 2.
 wire [PTRW:0]          pkt_wq_ptr = send_ptr_reg[(PTRW+1)*send_qp +: PTRW+1];
-wire [WR_WIDTH-1:0]    pkt_wr = wq_wr_mem[{send_qp, pkt_wq_ptr[PTRW-1:0]}];
-wire [SEG_WIDTH-1:0]   pkt_seg = wq_seg_mem[{send_qp, pkt_wq_ptr[PTRW-1:0]}];
-wire [1:0]             pkt_wr_opcode = pkt_wr[225:224];
-wire [63:0]            pkt_local_addr = pkt_wr[223:160];
-wire [31:0]            pkt_length = pkt_wr[159:128];
-wire [63:0]            pkt_remote_va = pkt_wr[127:64];
-wire [31:0]            pkt_rkey = pkt_wr[63:32];
-wire [31:0]            pkt_imm = pkt_wr[31:0];
-wire [2:0]             pkt_pmtu_code = pkt_seg[50:48];
-wire [23:0]            pkt_first_psn = pkt_seg[47:24];
-wire [23:0]            pkt_npkts = pkt_seg[23:0];
+wire [2:0]             pkt_pmtu_code = send_wr_pmtu[send_qp];
 wire [23:0]            pkt_psn = send_psn_reg[send_qp];
 wire [23:0]            pkt_unacked_psn = unacked_psn_reg[send_qp];
 wire [23:0]            pkt_sent_end_psn = sent_end_psn_reg[send_qp];
-// which packet of its WR, and the payload's byte offset and length
-wire [23:0]            pkt_segment = pkt_psn - pkt_first_psn;
-wire [47:0]            pkt_offset_48 = {24'd0, pkt_segment} << (4'd8 + {1'b0, pkt_pmtu_code});
-wire [31:0]            pkt_offset = pkt_offset_48[31:0];
-wire [31:0]            pkt_remaining = pkt_length - pkt_offset;
-wire [12:0]            pkt_pmtu_bytes = 13'd256 << pkt_pmtu_code;
-wire [12:0]            pkt_payload_len = (pkt_remaining > {19'd0, pkt_pmtu_bytes}) ? pkt_pmtu_bytes :
-                                                                                    pkt_remaining[12:0];
+// which packet of its WR (computed for each QP before the pick is known)
+wire [23:0]            pkt_segment = send_segment[send_qp];
 wire                   pkt_first = pkt_segment == 24'd0;
-wire                   pkt_last = pkt_segment == pkt_npkts - 24'd1;
+wire                   pkt_last = send_last[send_qp];
+// ... and the payload's byte offset in it
+wire [47:0]            pkt_offset_48 = {24'd0, pkt_segment} << (4'd8 + {1'b0, pkt_pmtu_code});
 wire                   pkt_retransmit = pkt_psn != pkt_sent_end_psn;
-wire [23:0]            pkt_qpn = QPN_BASE_24 + {{(24-QPW){1'b0}}, send_qp};
-wire [7:0]             pkt_opcode = request_opcode(pkt_wr_opcode, pkt_first, pkt_last);
-wire                   pkt_ack_req = pkt_last || (pkt_psn[5:0] == 6'h3F) || ((pkt_psn - pkt_unacked_psn) == WINDOW_M1);
+// AckReq but for the last packet (stage 2 adds that: timing)
+wire                   pkt_ack_req_mid = (pkt_psn[5:0] == 6'h3F) || ((pkt_psn - pkt_unacked_psn) == WINDOW_M1);
+
+// Stage 2: the packet taken from stage 1, its WR as read from the memory
+reg [QPW-1:0]          s2_qp_reg = {QPW{1'b0}};
+reg [23:0]             s2_psn_reg = 24'd0;
+reg [31:0]             s2_offset_reg = 32'd0;
+reg [2:0]              s2_pmtu_code_reg = 3'd0;
+reg                    s2_first_reg = 1'b0, s2_last_reg = 1'b0, s2_ack_req_reg = 1'b0, s2_retransmit_reg = 1'b0;
+reg [WR_WIDTH-1:0]     s2_wr_reg = {WR_WIDTH{1'b0}};
+wire [1:0]             s2_wr_opcode = s2_wr_reg[225:224];
+wire [63:0]            s2_local_addr = s2_wr_reg[223:160];
+wire [31:0]            s2_length = s2_wr_reg[159:128];
+wire [63:0]            s2_remote_va = s2_wr_reg[127:64];
+wire [31:0]            s2_rkey = s2_wr_reg[63:32];
+wire [31:0]            s2_imm = s2_wr_reg[31:0];
+// the payload's length (none only where the WR has none: length 0)
+wire [31:0]            s2_remaining = s2_length - s2_offset_reg;
+wire [12:0]            s2_pmtu_bytes = 13'd256 << s2_pmtu_code_reg;
+wire [12:0]            s2_payload_len = (s2_remaining > {19'd0, s2_pmtu_bytes}) ? s2_pmtu_bytes : s2_remaining[12:0];
+wire                   s2_has_payload = s2_length != s2_offset_reg;
+wire [23:0]            s2_qpn = QPN_BASE_24 + {{(24-QPW){1'b0}}, s2_qp_reg};
+wire [7:0]             s2_opcode = request_opcode(s2_wr_opcode, s2_first_reg, s2_last_reg);
+// A packet picked or in stage 2 is dropped when its QP goes back this cycle
+// (it is sent again from send_psn) or the ACK now decoded covers it: an
+// acknowledged PSN is never sent.
+wire                   pkt_kill = ack_timeout_retry[send_qp] || (ack_to_qp[send_qp] && (ack_go_back ||
+                                  (ack_progress && psn_in(pkt_psn, ack_qp_unacked_psn, ack_new_unacked_psn))));
+wire                   s2_kill = s2_valid_reg && (ack_timeout_retry[s2_qp_reg] || (ack_to_qp[s2_qp_reg] && (ack_go_back ||
+                                  (ack_progress && psn_in(s2_psn_reg, ack_qp_unacked_psn, ack_new_unacked_psn)))));
+// ... else it moves into the output registers
+wire                   s2_advance = s2_valid_reg && send_out_free && !s2_kill;
 
 wire send_skip = send_skip_wr[send_qp];
 // a packet goes out
@@ -802,9 +880,10 @@ wire send_pkt = send_go && !send_skip;
 always @* begin
     send_rr_next = send_rr_reg;
 
-    m_desc_valid_next = m_desc_valid_reg && !m_desc_ready;
+    s2_valid_next = (s2_valid_reg && !s2_advance && !s2_kill) || (send_pkt && !pkt_kill);
+    m_desc_valid_next = (m_desc_valid_reg && !m_desc_ready) || s2_advance;
     ip_id_next = ip_id_reg;
-    m_rd_valid_next = m_rd_valid_reg && !m_rd_ready;
+    m_rd_valid_next = (m_rd_valid_reg && !m_rd_ready) || (s2_advance && s2_has_payload);
 
     stat_pkts_sent_next = stat_pkts_sent_reg;
     stat_retransmissions_next = stat_retransmissions_reg;
@@ -813,14 +892,10 @@ always @* begin
         send_rr_next = send_qp;
     end
 
-    if (send_pkt) begin
-        m_desc_valid_next = 1'b1;
+    if (s2_advance) begin
         ip_id_next = ip_id_reg + 16'd1;
-        if (pkt_payload_len != 13'd0) begin
-            m_rd_valid_next = 1'b1;
-        end
         stat_pkts_sent_next = stat_pkts_sent_reg + 32'd1;
-        if (pkt_retransmit) begin
+        if (s2_retransmit_reg) begin
             stat_retransmissions_next = stat_retransmissions_reg + 32'd1;
         end
     end
@@ -889,29 +964,44 @@ always @(posedge clk) begin
         sent_end_psn_reg[q_send_ff] <= sent_end_psn_next[q_send_ff];
     end
 
+    s2_valid_reg <= s2_valid_next;
     m_desc_valid_reg <= m_desc_valid_next;
     ip_id_reg <= ip_id_next;
     m_rd_valid_reg <= m_rd_valid_next;
 
-    // datapath: the packet's descriptor and memory read (send_pkt is the
-    // store signal)
+    // datapath: stage 2 takes the packet (send_pkt is the store signal) and
+    // reads its WR: the work queue memory's registered read port
     if (send_pkt) begin
-        m_desc_dst_mac_reg <= qp_rem_mac[48*send_qp +: 48];
-        m_desc_dst_ip_reg <= qp_rem_ip[32*send_qp +: 32];
+        s2_qp_reg <= send_qp;
+        s2_psn_reg <= pkt_psn;
+        s2_offset_reg <= pkt_offset_48[31:0];
+        s2_pmtu_code_reg <= pkt_pmtu_code;
+        s2_first_reg <= pkt_first;
+        s2_last_reg <= pkt_last;
+        s2_ack_req_reg <= pkt_ack_req_mid;
+        s2_retransmit_reg <= pkt_retransmit;
+        s2_wr_reg <= wq_wr_mem[{send_qp, pkt_wq_ptr[PTRW-1:0]}];
+    end
+
+    // datapath: the packet's descriptor and memory read (s2_advance is the
+    // store signal)
+    if (s2_advance) begin
+        m_desc_dst_mac_reg <= qp_rem_mac[48*s2_qp_reg +: 48];
+        m_desc_dst_ip_reg <= qp_rem_ip[32*s2_qp_reg +: 32];
         m_desc_ip_id_reg <= ip_id_reg;
-        m_desc_udp_sport_reg <= {2'b11, pkt_qpn[13:0]};
-        m_desc_opcode_reg <= pkt_opcode;
-        m_desc_ack_req_reg <= pkt_ack_req;
-        m_desc_dest_qp_reg <= qp_rem_qpn[24*send_qp +: 24];
-        m_desc_psn_reg <= pkt_psn;
-        m_desc_reth_va_reg <= pkt_remote_va;
-        m_desc_reth_rkey_reg <= pkt_rkey;
-        m_desc_reth_len_reg <= pkt_length;
-        m_desc_imm_reg <= pkt_imm;
-        m_desc_payload_len_reg <= pkt_payload_len;
-        if (pkt_payload_len != 13'd0) begin
-            m_rd_addr_reg <= pkt_local_addr + {32'd0, pkt_offset};
-            m_rd_len_reg <= pkt_payload_len;
+        m_desc_udp_sport_reg <= {2'b11, s2_qpn[13:0]};
+        m_desc_opcode_reg <= s2_opcode;
+        m_desc_ack_req_reg <= s2_ack_req_reg || s2_last_reg;
+        m_desc_dest_qp_reg <= qp_rem_qpn[24*s2_qp_reg +: 24];
+        m_desc_psn_reg <= s2_psn_reg;
+        m_desc_reth_va_reg <= s2_remote_va;
+        m_desc_reth_rkey_reg <= s2_rkey;
+        m_desc_reth_len_reg <= s2_length;
+        m_desc_imm_reg <= s2_imm;
+        m_desc_payload_len_reg <= s2_payload_len;
+        if (s2_has_payload) begin
+            m_rd_addr_reg <= s2_local_addr + {32'd0, s2_offset_reg};
+            m_rd_len_reg <= s2_payload_len;
         end
     end
 
@@ -921,6 +1011,7 @@ always @(posedge clk) begin
     if (rst) begin
         send_rr_reg <= {QPW{1'b0}};
         send_ptr_reg <= {(PTRW+1)*N_QP{1'b0}};
+        s2_valid_reg <= 1'b0;
         m_desc_valid_reg <= 1'b0;
         ip_id_reg <= 16'd0;
         m_rd_valid_reg <= 1'b0;
@@ -1283,8 +1374,8 @@ always @(posedge clk) begin
 end
 
 // the MSN is not needed (completion follows the PSN); bits not looked at
-wire unused_ok = ^{s_ack_msn, view_head_seg[50:48], view_send_seg[51:48], cpl_head_ptr[PTRW], pkt_seg[SEG_WIDTH-1],
-                   pkt_offset_48[47:32], pkt_qpn[23:14], post_npkts_33[32:24], post_tail_ptr[PTRW]};
+wire unused_ok = ^{s_ack_msn, view_head_seg[50:48], view_send_seg[51], cpl_head_ptr[PTRW],
+                   pkt_offset_48[47:32], s2_qpn[23:14], post_npkts_33[32:24], post_tail_ptr[PTRW]};
 
 // ---------------------------------------------------------------------------
 // Outputs

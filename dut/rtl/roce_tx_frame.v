@@ -22,10 +22,12 @@
  *          -> engine (header-only beats from B, then the tail beat that mixes
  *             the header tail with the first payload beat releases B; then
  *             carry | payload beats, then at most one flush beat)
- *          -> [output skid] -> m_axis
+ *          -> [output skid] -> [frame FIFO] -> m_axis
  * B is refilled in the same cycle it is released, so back-to-back frames go
  * out without idle beats: with no stalls a frame takes ceil(len/KEEP_WIDTH)
- * cycles. Every ready is driven from registers only (no combinational path
+ * cycles. The frame FIFO (axis_frame_fifo) lets a frame out once its last
+ * beat is in, so m_axis_tvalid never drops inside a frame however the
+ * payload comes; it adds the frame's length plus 2 cycles of latency. Every ready is driven from registers only (no combinational path
  * from one port to another).
  *
  * The payload is consumed by count (payload_len); the bytes past payload_len
@@ -43,7 +45,9 @@
 module roce_tx_frame #
 (
     parameter DATA_WIDTH = 64,
-    parameter KEEP_WIDTH = (DATA_WIDTH/8)
+    parameter KEEP_WIDTH = (DATA_WIDTH/8),
+    // the store-and-forward FIFO before m_axis (see the end), a power of 2
+    parameter FIFO_BYTES = 8192
 )
 (
     input  wire                   clk,
@@ -521,6 +525,13 @@ end
 // ---------------------------------------------------------------------------
 // Output skid register (m_axis_tready_int comes from a register)
 
+wire [DATA_WIDTH-1:0] frame_tdata;
+wire [KEEP_WIDTH-1:0] frame_tkeep;
+wire                  frame_tvalid;
+wire                  frame_tready;
+wire                  frame_tlast;
+wire                  frame_tuser;
+
 reg [DATA_WIDTH-1:0] m_axis_tdata_reg = {DATA_WIDTH{1'b0}};
 reg [KEEP_WIDTH-1:0] m_axis_tkeep_reg = {KEEP_WIDTH{1'b0}};
 reg                  m_axis_tvalid_reg = 1'b0, m_axis_tvalid_next;
@@ -537,14 +548,14 @@ reg store_axis_int_to_output;
 reg store_axis_int_to_temp;
 reg store_axis_temp_to_output;
 
-assign m_axis_tdata  = m_axis_tdata_reg;
-assign m_axis_tkeep  = m_axis_tkeep_reg;
-assign m_axis_tvalid = m_axis_tvalid_reg;
-assign m_axis_tlast  = m_axis_tlast_reg;
-assign m_axis_tuser  = m_axis_tuser_reg;
+assign frame_tdata  = m_axis_tdata_reg;
+assign frame_tkeep  = m_axis_tkeep_reg;
+assign frame_tvalid = m_axis_tvalid_reg;
+assign frame_tlast  = m_axis_tlast_reg;
+assign frame_tuser  = m_axis_tuser_reg;
 
 // ready next cycle: the output drains, or temp stays empty
-assign m_axis_tready_int_early = m_axis_tready || (!temp_m_axis_tvalid_reg && (!m_axis_tvalid_reg || !m_axis_tvalid_int));
+assign m_axis_tready_int_early = frame_tready || (!temp_m_axis_tvalid_reg && (!m_axis_tvalid_reg || !m_axis_tvalid_int));
 
 always @* begin
     m_axis_tvalid_next = m_axis_tvalid_reg;
@@ -555,14 +566,14 @@ always @* begin
     store_axis_temp_to_output = 1'b0;
 
     if (m_axis_tready_int_reg) begin
-        if (m_axis_tready || !m_axis_tvalid_reg) begin
+        if (frame_tready || !m_axis_tvalid_reg) begin
             m_axis_tvalid_next = m_axis_tvalid_int;
             store_axis_int_to_output = 1'b1;
         end else begin
             temp_m_axis_tvalid_next = m_axis_tvalid_int;
             store_axis_int_to_temp = 1'b1;
         end
-    end else if (m_axis_tready) begin
+    end else if (frame_tready) begin
         m_axis_tvalid_next = temp_m_axis_tvalid_reg;
         temp_m_axis_tvalid_next = 1'b0;
         store_axis_temp_to_output = 1'b1;
@@ -599,6 +610,36 @@ always @(posedge clk) begin
         temp_m_axis_tvalid_reg <= 1'b0;
     end
 end
+
+// ---------------------------------------------------------------------------
+// Store and forward: a frame goes out once it is whole, so that a payload
+// that comes late (a stalling memory) never leaves a gap inside a frame
+// (axis_frame_fifo: a MAC sends such a frame broken). 8 KB holds a frame of
+// the largest PMTU (4096 + 74 header bytes) and most of the next: the MAC
+// (100 Gb/s) drains slower than a beat per cycle fills, so the next frame is
+// whole before the last beat of one is out.
+
+axis_frame_fifo #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .DEPTH(FIFO_BYTES / KEEP_WIDTH)
+)
+frame_fifo_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata(frame_tdata),
+    .s_axis_tkeep(frame_tkeep),
+    .s_axis_tvalid(frame_tvalid),
+    .s_axis_tready(frame_tready),
+    .s_axis_tlast(frame_tlast),
+    .s_axis_tuser(frame_tuser),
+    .m_axis_tdata(m_axis_tdata),
+    .m_axis_tkeep(m_axis_tkeep),
+    .m_axis_tvalid(m_axis_tvalid),
+    .m_axis_tready(m_axis_tready),
+    .m_axis_tlast(m_axis_tlast),
+    .m_axis_tuser(m_axis_tuser)
+);
 
 endmodule
 

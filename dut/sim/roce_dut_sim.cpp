@@ -36,6 +36,10 @@
 #if !defined(DUT_SIM_N_QP) || !defined(DUT_SIM_CLK_HZ) || !defined(DUT_SIM_QPN_BASE)
 #error "build with -DDUT_SIM_N_QP=N -DDUT_SIM_CLK_HZ=F -DDUT_SIM_QPN_BASE=Q (the values the RTL was Verilated with)"
 #endif
+// The SHA-256 of the RTL sources the model was Verilated from (dut/sim.mk).
+#ifndef DUT_SIM_RTL_SHA256
+#error "build with -DDUT_SIM_RTL_SHA256=\"hex\" (the hash of the RTL the model was Verilated from)"
+#endif
 static_assert(DUT_SIM_N_QP >= 2 && DUT_SIM_N_QP <= RT_DUT_MAX_QP, "N_QP: 2 .. RT_DUT_MAX_QP");
 // cfg_timeout is 5 * N_QP bits: an IData or QData up to 12 QPs, which is what set_field handles.
 static_assert(5 * DUT_SIM_N_QP <= 64, "cfg_timeout wider than 64 bits: set_field needs VlWide support");
@@ -134,6 +138,10 @@ struct roce_dut_sim {
 	Vroce_endpoint *top = nullptr;
 	std::vector<uint8_t> mem;
 	char name[sizeof(((rt_dut_info *)nullptr)->name)];
+	// The surroundings reset applies: the config's, else the params'.
+	uint32_t mem_latency = 0;
+	double p_stall = 0;
+	uint64_t garbage = 0;		// splitmix64 state of the bytes in unused memory lanes
 
 	uint64_t cycle = 0;
 	uint64_t idle = 0;		// cycles the ports have been idle (quiet)
@@ -157,6 +165,8 @@ struct roce_dut_sim {
 	uint64_t tx_start_ps = 0;
 	std::vector<uint8_t> tx_cur;	// the frame being received from the DUT
 	FrameQueue txq;
+	uint32_t tx_gap = 0;		// underrun cycles of the frame being received
+	uint32_t underrun_cycles = 0, underrun_frames = 0;
 
 	bool port_err_set = false;
 	char port_err[256];
@@ -186,9 +196,9 @@ double now_ps(const roce_dut_sim *s)
 // True with probability p_stall (a stall on one port this cycle).
 bool stall(roce_dut_sim *s)
 {
-	if (s->p.p_stall <= 0)
+	if (s->p_stall <= 0)
 		return false;
-	return (double)(s->rng() >> 11) * 0x1p-53 < s->p.p_stall;
+	return (double)(s->rng() >> 11) * 0x1p-53 < s->p_stall;
 }
 
 void port_error(roce_dut_sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -222,6 +232,16 @@ void drive_rx(roce_dut_sim *s)
 	t->s_axis_tvalid = s->rx_beat;
 }
 
+// Bytes for what the DUT must not use: a memory beat's lanes past tkeep
+// (a real memory bus leaves them undefined, not zero).
+uint8_t garbage_byte(roce_dut_sim *s)
+{
+	uint64_t z = (s->garbage += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return (uint8_t)(z ^ (z >> 31));
+}
+
 // s_mem_axis: the front request's next beat once it is due; a beat offered
 // stays until taken (a stall only delays offering the next one).
 void drive_mem(roce_dut_sim *s)
@@ -231,6 +251,8 @@ void drive_mem(roce_dut_sim *s)
 		const MemRead &r = s->memq.front();
 		uint32_t n = std::min((uint32_t)KEEP, r.len - s->mem_off);
 		uint8_t beat[KEEP] = {};
+		for (size_t i = n; i < KEEP; i++)
+			beat[i] = garbage_byte(s);
 		if (!r.bad)
 			memcpy(beat, &s->mem[r.addr - s->p.mem_base + s->mem_off], n);
 		tb::put_bytes(t->s_mem_axis_tdata, beat, KEEP);
@@ -291,7 +313,7 @@ void take_read_request(roce_dut_sim *s)
 	if (bad)
 		port_error(s, "memory read of %u bytes at 0x%016llx outside the memory (0x%016llx, %u bytes)", len,
 			   (unsigned long long)a, (unsigned long long)s->p.mem_base, s->p.mem_size);
-	s->memq.push_back({ a, len ? len : 1, s->cycle + s->p.mem_latency, bad });
+	s->memq.push_back({ a, len ? len : 1, s->cycle + s->mem_latency, bad });
 }
 
 void take_cpl(roce_dut_sim *s)
@@ -318,6 +340,11 @@ void tx_frame_done(roce_dut_sim *s, bool user)
 	s->tx_in_frame = false;
 	if (s->ps_per_byte > 0)
 		mac_frame_end(s, s->tx_cur.size());
+	if (s->tx_gap) {
+		s->underrun_frames++;
+		port_error(s, "TX underrun: tvalid low in %u cycles inside a frame of %zu bytes while the MAC was ready "
+			   "(a MAC corrupts such a frame)", s->tx_gap, s->tx_cur.size());
+	}
 	if (user) {
 		port_error(s, "TX frame of %zu bytes marked bad (tuser): dropped", s->tx_cur.size());
 		return;
@@ -346,6 +373,7 @@ void take_tx(roce_dut_sim *s)
 		port_error(s, "TX beat of %zu bytes before tlast", n);
 	if (!s->tx_in_frame) {
 		s->tx_in_frame = true;
+		s->tx_gap = 0;
 		s->tx_cur.clear();
 		double now = now_ps(s);
 		if (s->ps_per_byte > 0)
@@ -361,6 +389,14 @@ void take_tx(roce_dut_sim *s)
 		s->cursor_ps += (double)n * s->ps_per_byte;
 	if (last)
 		tx_frame_done(s, t->m_axis_tuser);
+}
+
+// The MAC wanted the next beat of a frame and there was none: the testbench
+// MAC waits, a real one sends the frame broken.
+void tx_underrun(roce_dut_sim *s)
+{
+	s->tx_gap++;
+	s->underrun_cycles++;
 }
 
 // Nothing going into the device or in progress on its ports.
@@ -396,6 +432,8 @@ void cycle_once(roce_dut_sim *s)
 		take_cpl(s);
 	if (t->m_axis_tvalid && t->m_axis_tready)
 		take_tx(s);
+	else if (s->tx_in_frame && t->m_axis_tready)
+		tx_underrun(s);
 
 	t->clk = 1;
 	t->eval();
@@ -414,6 +452,10 @@ bool check_config(const rt_dut_config *c, char *err, size_t errlen)
 	}
 	if (c->psn > 0xFFFFFF) {
 		set_err(err, errlen, "psn 0x%x: a PSN has 24 bits", c->psn);
+		return false;
+	}
+	if (!(c->p_stall >= 0 && c->p_stall < 1)) {
+		set_err(err, errlen, "p_stall %g: 0 <= p_stall < 1", c->p_stall);
 		return false;
 	}
 	for (unsigned i = 0; i < N_QP; i++) {
@@ -459,6 +501,9 @@ void clear_state(roce_dut_sim *s)
 	s->tx_in_frame = false;
 	s->tx_cur.clear();
 	s->txq.clear();
+	s->tx_gap = 0;
+	s->underrun_cycles = s->underrun_frames = 0;
+	s->garbage = s->p.seed ^ 0x6A09E667F3BCC908ull;
 	s->port_err_set = false;
 	s->port_err[0] = 0;
 	s->rng.seed(s->p.seed);
@@ -518,6 +563,20 @@ bool check_params(const roce_dut_sim_params *p, char *err, size_t errlen)
 	return true;
 }
 
+// Memory holds what was there before, not zeros: a DUT that sends bytes
+// past a message's length must not get away with it because they are 0.
+void fill_garbage(roce_dut_sim *s)
+{
+	std::mt19937_64 g(s->p.seed ^ 0xBB67AE8584CAA73Bull);
+	size_t n = s->mem.size() / 8 * 8;
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t v = g();
+		memcpy(&s->mem[i], &v, 8);
+	}
+	for (size_t i = n; i < s->mem.size(); i++)
+		s->mem[i] = (uint8_t)g();
+}
+
 // The instance; throws std::bad_alloc. The model is reset with an all-zero
 // configuration (the device answers nobody) until the caller's reset.
 roce_dut_sim *create(const roce_dut_sim_params *p)
@@ -526,7 +585,8 @@ roce_dut_sim *create(const roce_dut_sim_params *p)
 	s->p = *p;
 	s->p.clk_hz = CLK_HZ;
 	s->ps_per_byte = p->mac_gbps > 0 ? 8000.0 / p->mac_gbps : 0;
-	s->mem.assign(p->mem_size, 0);
+	s->mem.resize(p->mem_size);
+	fill_garbage(s.get());
 	s->tx_cur.reserve(16384);
 	s->vctx = new VerilatedContext;
 	s->top = new Vroce_endpoint(s->vctx, "roce_endpoint");
@@ -556,7 +616,8 @@ void roce_dut_sim_params_init(struct roce_dut_sim_params *p)
 	p->n_qp = N_QP;
 	p->clk_hz = CLK_HZ;
 	p->mem_base = 0x0000000123400000ull;
-	p->mem_size = 16u << 20;
+	/* Room for a message over 16 MiB (a 24-bit length counter is a firmware bug to catch). */
+	p->mem_size = 32u << 20;
 	p->mac_gbps = 100;
 	p->mem_latency = 20;
 	p->p_stall = 0;
@@ -585,6 +646,8 @@ int roce_dut_sim_reset(struct roce_dut_sim *s, const struct rt_dut_config *cfg, 
 	if (!check_config(cfg, err, errlen))
 		return -1;
 	apply_config(s->top, cfg);
+	s->mem_latency = cfg->mem_latency ? cfg->mem_latency : s->p.mem_latency;
+	s->p_stall = cfg->p_stall > 0 ? cfg->p_stall : s->p.p_stall;
 	hold_reset(s->top);
 	clear_state(s);
 	return 0;
@@ -685,6 +748,8 @@ void roce_dut_sim_counters(struct roce_dut_sim *s, struct rt_dut_counters *c)
 	c->cm_naks = t->stat_cm_naks;
 	c->cm_no_qp = t->stat_cm_no_qp;
 	c->arp_replies_out = t->stat_arp_replies_out;
+	c->tx_underrun_cycles = s->underrun_cycles;
+	c->tx_underrun_frames = s->underrun_frames;
 }
 
 unsigned roce_dut_sim_qp_state(struct roce_dut_sim *s, unsigned qp)
@@ -708,6 +773,7 @@ void roce_dut_sim_info(struct roce_dut_sim *s, struct rt_dut_info *info)
 {
 	memset(info, 0, sizeof *info);
 	snprintf(info->name, sizeof info->name, "%s", s->name);
+	snprintf(info->build_id, sizeof info->build_id, "rtl sha256:%s", DUT_SIM_RTL_SHA256);
 	info->data_width = DATA_WIDTH;
 	info->n_qp = N_QP;
 	info->qpn_base = QPN_BASE;

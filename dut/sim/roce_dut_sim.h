@@ -14,11 +14,15 @@
  *     come out and queued with their cycle.
  *   - Application memory: mem_size bytes at mem_base, read requests answered
  *     in order after mem_latency cycles, one beat per cycle. A read outside
- *     it (or of length 0) is a port error and is answered with zeros.
+ *     it (or of length 0) is a port error and is answered with zeros. The
+ *     memory starts as seeded garbage, and a beat's lanes past tkeep carry
+ *     garbage too (the DUT must mask them).
  *   - TX MAC: takes beats at mac_gbps on the wire (preamble 8 + FCS 4 +
  *     IFG 12 bytes per frame, 64-byte minimum frame) with a one-beat FIFO,
  *     stamps each frame with the picosecond its first bit goes out, checks
- *     tkeep and drops (and reports) frames marked bad with tuser.
+ *     tkeep and drops (and reports) frames marked bad with tuser. A cycle
+ *     inside a frame when it is ready and tvalid is low is an underrun (a
+ *     real MAC sends the frame broken): counted, and a port error.
  * p_stall adds random back-pressure on the memory response and TX ports
  * (and the memory request and completion ports), reproducibly from seed.
  *
@@ -48,8 +52,10 @@ struct roce_dut_sim_params {
 	uint64_t mem_base;	/* application memory: mem_size bytes at mem_base */
 	uint32_t mem_size;
 	double mac_gbps;	/* TX MAC rate on the wire; 0 = tready always high (frames stamped with their first beat's cycle) */
-	uint32_t mem_latency;	/* cycles from an accepted read request to its first data beat */
-	double p_stall;		/* probability per cycle and port of random back-pressure (0..1); 0 = none */
+	uint32_t mem_latency;	/* cycles from an accepted read request to its first data beat (a reset's
+				   rt_dut_config.mem_latency, when not 0, replaces it) */
+	double p_stall;		/* probability per cycle and port of random back-pressure (0..1); 0 = none
+				   (likewise rt_dut_config.p_stall) */
 	uint64_t seed;		/* of the stalls; re-applied by every reset */
 };
 
@@ -58,9 +64,9 @@ struct roce_dut_sim;
 /* ROCE_DUT_SIM_ABI as the .so was built. */
 int roce_dut_sim_abi(void);
 /* The built width / N_QP / clock, mem_base 0x0000000123400000, mem_size
- * 16 MiB, mac_gbps 100, mem_latency 20, p_stall 0, seed 1. */
+ * 32 MiB, mac_gbps 100, mem_latency 20, p_stall 0, seed 1. */
 void roce_dut_sim_params_init(struct roce_dut_sim_params *p);
-/* A new model (memory zeroed; reset with an all-zero rt_dut_config, so it
+/* A new model (memory filled with seeded garbage; reset with an all-zero rt_dut_config, so it
  * answers nobody until roce_dut_sim_reset), or NULL with a message in err
  * naming the parameter at fault and the value the model was built with. */
 struct roce_dut_sim *roce_dut_sim_create(const struct roce_dut_sim_params *p, char *err, size_t errlen);

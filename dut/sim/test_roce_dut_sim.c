@@ -563,7 +563,7 @@ int main(int argc, char **argv)
 	struct rt_dut_ops d = make(&p), d2 = make(&p);
 	cur_test = "info";
 	CHECK(d.info.qpn_base == QPN_BASE && d.info.data_width == p.data_width && d.info.n_qp == p.n_qp &&
-		      d.info.mem_size == 16u << 20 && d.info.mac_gbps == 100 && strstr(d.info.name, "roce_endpoint"),
+		      d.info.mem_size == 32u << 20 && d.info.mac_gbps == 100 && strstr(d.info.name, "roce_endpoint"),
 	      "info: %s, qpn_base %u", d.info.name, d.info.qpn_base);
 
 	test_arp(&d, &d2);

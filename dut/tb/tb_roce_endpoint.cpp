@@ -887,6 +887,9 @@ int main(int argc, char **argv)
 		t.timeout = 2;
 		t.p_drop_req = 0.02;
 		t.p_drop_ack = 0.03;
+		// ... and one certain loss: the random ones may, by the luck of a timing, all hit ACKs
+		int firsts = 0;
+		t.drop_req = [&firsts](int, uint32_t, int n) { return n == 0 && ++firsts == 10; };
 		t.delay = 20 + (int)(rng() % 200);
 		t.cfg_psn = (uint32_t)(0xFFFFFF - rng() % 300);
 		for (int q = 0; q < NQ; q++)

@@ -209,6 +209,9 @@ row "zlib crc32 (whole file)" check_zlib 5 "$zlib_crc32" "$cap"
 # The Wireshark plugin (dissectors/): tshark with and without it, when make passes its folder.
 # shellcheck source=SCRIPTDIR/../../dissectors/bench-rows.sh
 [ -z "${BENCH_DISSECTOR_PLUGIN_DIR:-}" ] || . "$here/../../dissectors/bench-rows.sh"
+# rocetest diff against a tshark export of both captures and a text diff.
+# shellcheck source=harness/bench/diff_bench.sh
+. "$here/diff_bench.sh"
 
 # ---------------------------------------------------------------------------
 # Generation: `rocetest gen` on each harness/bench/gen-write-pmtu*.scn (a
@@ -340,6 +343,11 @@ if check:
     if tshark:
         x = tshark["seconds"] / check["seconds"]
         targets.append({"target": "rocetest check >= 50x faster than tshark", "value": x, "pass": x >= 50})
+# rocetest diff (diff_bench.sh): 10x the tshark export of both captures and a text diff.
+diff_rows = [next((r for r in rows if r["tool"].startswith(p)), None) for p in ("rocetest diff", "tshark -T fields (A and B)")]
+if all(diff_rows):
+    x = diff_rows[1]["seconds"] / diff_rows[0]["seconds"]
+    targets.append({"target": "rocetest diff >= 10x tshark fields + diff", "value": x, "pass": x >= 10})
 # The Wireshark plugin (dissectors/bench-rows.sh): tshark with it under 1.3x tshark without.
 plugin = [next((r for r in rows if r["tool"].startswith(p)), None) for p in ("Wireshark's plugins:", "with rocetest plugin:")]
 if all(plugin):

@@ -29,6 +29,28 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return RT_EXIT_INPUT;
 }
 
+bool cli_parse_number(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	unsigned long long n = strtoull(s, &end, 0);
+	if (*end || n > max)
+		return false;
+	*v = n;
+	return true;
+}
+
+bool cli_parse_width(const char *s, unsigned *width)
+{
+	uint64_t v;
+	/* roce_endpoint refuses others: its stream logic takes power-of-two byte lanes. */
+	if (!cli_parse_uint(s, 512, &v) || v < 64 || (v & (v - 1)))
+		return false;
+	*width = (unsigned)v;
+	return true;
+}
+
 bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
 	if (!s || *s < '0' || *s > '9')

@@ -21,6 +21,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Parses a whole non-negative decimal number; false if it is not one or exceeds max. */
 bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
+/* A DATA_WIDTH the FPGA endpoint supports (CLI_WIDTHS); the model of it is built per width. */
+#define CLI_WIDTHS "64, 128, 256 or 512"
+bool cli_parse_width(const char *s, unsigned *width);
+/* A whole number, decimal or 0x-prefixed hex, up to max (QPNs, keys, addresses). */
+bool cli_parse_number(const char *s, uint64_t max, uint64_t *v);
 /* The same with an optional K, M or G suffix (powers of 1024). */
 bool cli_parse_size(const char *s, uint64_t max, uint64_t *out);
 
@@ -56,8 +61,10 @@ int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_board(int argc, char **argv);
 int cmd_cm(int argc, char **argv);
+int cmd_peer(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /*
  * Writes a report of gate or diff to path ("-": standard output) with

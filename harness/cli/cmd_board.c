@@ -89,9 +89,8 @@ static int parse_value(struct board_cli *o, int c, const char *arg)
 		o->c.slowdown = (double)v;
 		return 0;
 	case 'w':
-		if (!cli_parse_uint(arg, 512, &v) || v < 64 || v % 64)
-			return cli_usage_error("board", "--width must be a multiple of 64 from 64 to 512, not '%s'", arg);
-		o->width = (unsigned)v;
+		if (!cli_parse_width(arg, &o->width))
+			return cli_usage_error("board", "--width must be " CLI_WIDTHS ", not '%s'", arg);
 		return 0;
 	case 'L':
 		o->sim_lib = arg;

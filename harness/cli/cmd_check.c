@@ -33,13 +33,27 @@ static const char check_help[] =
 	"                    inferred per flow from its First/Middle packets)\n"
 	"  --timeout-us X    local ACK timeout in microseconds (decimals allowed),\n"
 	"                    for REQ-TIMEOUT\n"
+	"  --timeout-max-us X  also fail REQ-TIMEOUT when a timer's retransmission\n"
+	"                    comes later than X us after the last request or\n"
+	"                    progress (needs --timeout-us; rocetest run uses 2x the\n"
+	"                    timeout + 2 us)\n"
 	"  --retry-cnt N     retry count 0-7, for REQ-RETRY-LIMIT\n"
 	"  --rnr-retry N     RNR retry count 0-7 (7: unlimited), for REQ-RNR-LIMIT\n"
+	"\n"
+	"Where the capture was taken:\n"
+	"  --in-flight-us X  how long a packet may travel between the capture point\n"
+	"                    and the endpoint that acts on it (default 50): an answer\n"
+	"                    captured up to X us before its request, or a resend up\n"
+	"                    to X us after the answer that made it needless, is\n"
+	"                    capture order, noted, not an error. A capture inside a VM\n"
+	"                    or at a distant mirror port may need milliseconds\n"
 	"\n"
 	"Which rules:\n"
 	"  --rules ID,...    check only these rules (IDs as --list-rules prints them,\n"
 	"                    in any case; may be repeated)\n"
 	"  --skip ID,...     do not check these rules (may be repeated)\n"
+	"  --errors ID,...   count these rules' violations as errors, warnings too\n"
+	"                    (rocetest run checks its captures with --errors PKT-PAD-ZERO)\n"
 	"  --list-rules      print the rule catalogue (ID, severity, what it needs,\n"
 	"                    rule) and exit\n"
 	"\n"
@@ -193,10 +207,13 @@ static int check_report_paths(const struct check_opts *o, char **files, int nfil
 static const struct option longopts[] = {
 	{ "pmtu", required_argument, NULL, 'p' },
 	{ "timeout-us", required_argument, NULL, 't' },
+	{ "timeout-max-us", required_argument, NULL, 'T' },
+	{ "in-flight-us", required_argument, NULL, 'I' },
 	{ "retry-cnt", required_argument, NULL, 'r' },
 	{ "rnr-retry", required_argument, NULL, 'R' },
 	{ "rules", required_argument, NULL, 'o' },
 	{ "skip", required_argument, NULL, 's' },
+	{ "errors", required_argument, NULL, 'E' },
 	{ "list-rules", no_argument, NULL, 'l' },
 	{ "json", required_argument, NULL, 'J' },
 	{ "junit", required_argument, NULL, 'U' },
@@ -219,6 +236,9 @@ static int combine_options(struct check_opts *o)
 	}
 	if (!any)
 		return cli_usage_error("check", "--rules and --skip leave no rule to check");
+	if (o->cfg.timeout_max_us > 0 && (!o->cfg.have_timeout || o->cfg.timeout_max_us < o->cfg.timeout_us))
+		return cli_usage_error("check", "--timeout-max-us bounds the local ACK timer from above: give --timeout-us "
+				       "too, no larger than it");
 	if (o->junit_per_flow && !o->report_path[REPORT_JUNIT])
 		return cli_usage_error("check", "--junit-per-flow changes the --junit report: give --junit F too");
 	o->cfg.ladder_flows = o->report_path[REPORT_HTML] ? HTML_LADDER_FLOWS : 0;
@@ -245,6 +265,16 @@ static int parse_options(int argc, char **argv, struct check_opts *o)
 						       optarg);
 			o->cfg.have_timeout = true;
 			break;
+		case 'I':
+			if (!parse_positive(optarg, &o->cfg.in_flight_us))
+				return cli_usage_error("check", "--in-flight-us needs a positive number of microseconds, "
+						       "not '%s'", optarg);
+			break;
+		case 'T':
+			if (!parse_positive(optarg, &o->cfg.timeout_max_us))
+				return cli_usage_error("check", "--timeout-max-us needs a positive number of microseconds, "
+						       "not '%s'", optarg);
+			break;
 		case 'r':
 		case 'R':
 			if (!cli_parse_uint(optarg, 7, &v))
@@ -259,6 +289,10 @@ static int parse_options(int argc, char **argv, struct check_opts *o)
 			break;
 		case 's':
 			if ((rc = parse_rule_list("--skip", optarg, o->skip)) != 0)
+				return rc;
+			break;
+		case 'E':
+			if ((rc = parse_rule_list("--errors", optarg, o->cfg.as_error)) != 0)
 				return rc;
 			break;
 		case 'l': o->list_rules = true; break;

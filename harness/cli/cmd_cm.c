@@ -59,19 +59,6 @@ struct cm_cli {
 	bool start_after_connect;
 };
 
-/* A number, decimal or 0x hex, up to max. */
-static bool parse_number(const char *s, uint64_t max, uint64_t *v)
-{
-	char *end;
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	unsigned long long n = strtoull(s, &end, 0);
-	if (*end || n > max)
-		return false;
-	*v = n;
-	return true;
-}
-
 static int number_option(struct cm_cli *o, int c, const char *arg)
 {
 	static const struct {
@@ -88,7 +75,7 @@ static int number_option(struct cm_cli *o, int c, const char *arg)
 		uint64_t v;
 		if (limits[i].c != c)
 			continue;
-		if (!parse_number(arg, limits[i].max, &v) || (c == 't' && !v))
+		if (!cli_parse_number(arg, limits[i].max, &v) || (c == 't' && !v))
 			return cli_usage_error("cm", "%s needs a number from %d to %" PRIu64 ", not '%s'", limits[i].name,
 					       c == 't', limits[i].max, arg);
 		switch (c) {
@@ -142,7 +129,7 @@ static int parse_action(struct cm_cli *o, int argc, char **argv)
 		o->action = actions[i].action;
 		int want = optind + 1 + actions[i].qp;
 		uint64_t qp;
-		if (actions[i].qp && (optind + 1 >= argc || !parse_number(argv[optind + 1], 0xFFFFFF, &qp)))
+		if (actions[i].qp && (optind + 1 >= argc || !cli_parse_number(argv[optind + 1], 0xFFFFFF, &qp)))
 			return cli_usage_error("cm", "%s needs the QP number (as OPEN_QP gave it, e.g. 256 or 0x100)",
 					       actions[i].name);
 		if (actions[i].qp)

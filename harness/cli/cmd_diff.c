@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* rocetest diff: what two endpoints did differently for the same work, message by message. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rocetest/capture.h"
@@ -26,6 +28,9 @@ static const char diff_help[] =
 	"addresses, NAK and RNR NAK events, READ responses, payload with --payload),\n"
 	"behaviour (AckReq policy, ACK coalescing, retransmissions, ACK timing) or\n"
 	"cosmetic (TOS, MigReq, UDP source-port policy, ACK credits), as the profile says.\n"
+	"Each capture is read twice (pairing, then alignment as messages come), so\n"
+	"memory does not grow with the captures; standard input is kept in a\n"
+	"temporary file for the second reading.\n"
 	"\n"
 	"  --profile P      connectx (default: the reference is a ConnectX NIC), rxe\n"
 	"                   (soft-RoCE: its fixed ACK credits, QPN-derived source ports\n"
@@ -137,33 +142,106 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 	return 0;
 }
 
-/* Feeds one capture to the diff; 0, or -1 after saying why (the file, the frame). */
-static int read_capture(struct rt_diff *d, int which, const char *path)
+/* One capture as the diff reads it: twice, so standard input is kept in a temporary file. */
+struct source {
+	const char *path;
+	FILE *spool;			/* standard input, copied */
+	struct rt_capture *cap;
+	enum rt_link link;
+	bool at_end;
+	struct cli_progress progress;
+};
+
+/* Standard input into an unnamed temporary file; -1 after saying why. */
+static int spool_stdin(struct source *s)
+{
+	char buf[65536];
+	size_t n;
+	if (!(s->spool = tmpfile())) {
+		cli_error("standard input: cannot make a temporary copy: %s", strerror(errno));
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
+		if (fwrite(buf, 1, n, s->spool) != n)
+			break;
+	if (ferror(stdin) || ferror(s->spool) || fflush(s->spool)) {
+		cli_error("standard input: cannot make a temporary copy: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* (Re)opens a source at its first frame; -1 after saying why. */
+static int source_open(struct source *s)
 {
 	struct rt_error err;
-	struct rt_capture *cap = rt_capture_open(path, &err);
-	if (!cap) {
+	rt_capture_close(s->cap);
+	s->cap = NULL;
+	if (s->spool) {
+		int fd = dup(fileno(s->spool));
+		FILE *f = fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "rb") : NULL;
+		if (!f && fd >= 0)
+			close(fd);
+		s->cap = f ? rt_capture_fopen(f, "standard input", &err) : NULL;
+		if (!f)
+			rt_error_set(&err, "standard input: cannot read its copy again: %s", strerror(errno));
+	} else {
+		s->cap = rt_capture_open(s->path, &err);
+	}
+	if (!s->cap) {
 		cli_error("%s", err.msg);
 		return -1;
 	}
-	enum rt_link link = rt_capture_link(cap);
+	s->link = rt_capture_link(s->cap);
+	s->at_end = false;
+	cli_progress_start(&s->progress, s->path);
+	return 0;
+}
+
+/* Gives the diff the next frame of capture k, or its end; -1 after saying why (the file, the frame). */
+static int feed(struct rt_diff *d, struct source *s, int k)
+{
+	struct rt_error err;
 	struct rt_frame fr;
-	int rc;
-	struct cli_progress progress;
-	cli_progress_start(&progress, path);
-	while ((rc = rt_capture_next(cap, &fr, &err)) == 1) {
-		if (progress.enabled)
-			cli_progress_update(&progress, rt_capture_offset(cap), rt_capture_size(cap), fr.number);
-		rt_diff_frame(d, which, link, fr.number, fr.ts_ns, fr.data, fr.caplen, fr.wirelen);
+	if (s->at_end && source_open(s))
+		return -1;
+	int rc = rt_capture_next(s->cap, &fr, &err);
+	if (rc == 1) {
+		if (s->progress.enabled)
+			cli_progress_update(&s->progress, rt_capture_offset(s->cap), rt_capture_size(s->cap), fr.number);
+		rt_diff_frame(d, k, s->link, fr.number, fr.ts_ns, fr.data, fr.caplen, fr.wirelen);
+		return 0;
 	}
-	cli_progress_finish(&progress);
-	rt_capture_close(cap);
+	cli_progress_finish(&s->progress);
 	if (rc < 0) {
 		/* Half a capture would show messages as missing that were only not read. */
 		cli_error("%s (the diff needs both captures whole)", err.msg);
 		return -1;
 	}
+	s->at_end = true;
+	if (rt_diff_end(d, k, &err)) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
 	return 0;
+}
+
+/* Both captures, twice, in the order the diff asks for; 0, or -1 after saying why. */
+static int read_captures(struct rt_diff *d, const struct rt_diff_names *names)
+{
+	struct source src[2] = { { .path = names->a }, { .path = names->b } };
+	int rc = 0, k;
+	for (k = 0; k < 2 && !rc; k++)
+		rc = (!strcmp(src[k].path, "-") && spool_stdin(&src[k])) || source_open(&src[k]) ? -1 : 0;
+	while (!rc && (k = rt_diff_wants(d)) >= 0)
+		rc = feed(d, &src[k], k);
+	for (k = 0; k < 2; k++) {
+		cli_progress_finish(&src[k].progress);
+		rt_capture_close(src[k].cap);
+		if (src[k].spool)
+			fclose(src[k].spool);
+	}
+	return rc;
 }
 
 struct report_ctx {
@@ -220,7 +298,7 @@ int cmd_diff(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return RT_EXIT_INPUT;
 	}
-	if (read_capture(d, 0, names.a) || read_capture(d, 1, names.b)) {
+	if (read_captures(d, &names)) {
 		rt_diff_free(d);
 		return RT_EXIT_INPUT;
 	}

@@ -32,13 +32,20 @@ static const char run_help[] =
 	"  --dut sim         the Verilator model of the included FPGA endpoint (dut/),\n"
 	"                    built by `make dut-sim`\n"
 	"%s"
-	"  --suite NAME      a suite to run (repeatable; default all): quick, all, or\n"
-	"                    one of those --list shows\n"
+	"  --suite NAME      a suite to run (repeatable; default all): quick, all,\n"
+	"                    functional (all but throughput), or one of those --list\n"
+	"                    shows\n"
+	"  --skip SUITE/NAME leave this test out (repeatable)\n"
 	"  --seed N          memory contents, random lengths and addresses (default 1);\n"
 	"                    a run is the same for the same seed\n"
 	"  --report DIR      write DIR/summary.json, DIR/junit.xml, DIR/index.html (with\n"
 	"                    the goodput plot) and per test DIR/tests/SUITE-NAME.pcap and\n"
-	"                    .html (its check report with the ladder diagrams)\n"
+	"                    .html (its check report with the ladder diagrams), and the\n"
+	"                    work it ran as a scenario, DIR/tests/SUITE-NAME.scn (one per QP,\n"
+	"                    SUITE-NAME.qpN.scn, for tests of several QPs): `rocetest gen` makes\n"
+	"                    its twin capture from the reference model, for `rocetest diff`;\n"
+	"                    what a test did that a scenario cannot say is in the file and\n"
+	"                    printed after the test (\"twin leaves out\")\n"
 	"  --width W         the model's DATA_WIDTH (default 512)\n"
 	"  --sim-lib SO      the model to load (default: build/dut/wW/libroce_dut_sim.so\n"
 	"                    beside this rocetest)\n"
@@ -54,6 +61,8 @@ static const char run_help[] =
 struct run_cli {
 	const char *suites[MAX_SUITES];
 	unsigned n_suites;
+	const char *skips[MAX_SUITES];	/* --skip SUITE/NAME */
+	unsigned n_skips;
 	uint64_t seed;
 	const char *report;
 	unsigned width;
@@ -74,7 +83,7 @@ static bool suite_known(const char *name)
 {
 	size_t n;
 	const char *const *names = rt_run_suite_names(&n);
-	if (!strcmp(name, "all") || !strcmp(name, "quick"))
+	if (!strcmp(name, "all") || !strcmp(name, "quick") || !strcmp(name, "functional"))
 		return true;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(names[i], name))
@@ -82,8 +91,28 @@ static bool suite_known(const char *name)
 	return false;
 }
 
+/* Whether spec is SUITE/NAME. */
+static bool is_test(const struct rt_run_spec *s, const char *id)
+{
+	size_t n = strlen(s->suite);
+	return !strncmp(id, s->suite, n) && id[n] == '/' && !strcmp(id + n + 1, s->name);
+}
+
+static bool test_known(const char *id)
+{
+	size_t n;
+	const struct rt_run_spec *specs = rt_run_specs(&n);
+	for (size_t i = 0; i < n; i++)
+		if (is_test(&specs[i], id))
+			return true;
+	return false;
+}
+
 static bool selected(const struct run_cli *o, const struct rt_run_spec *s)
 {
+	for (unsigned i = 0; i < o->n_skips; i++)
+		if (is_test(s, o->skips[i]))
+			return false;
 	if (!o->n_suites)
 		return true;
 	for (unsigned i = 0; i < o->n_suites; i++)
@@ -112,11 +141,11 @@ static int parse(int argc, char **argv, struct run_cli *o)
 		{ "seed", required_argument, NULL, 'S' },  { "report", required_argument, NULL, 'r' },
 		{ "width", required_argument, NULL, 'w' }, { "sim-lib", required_argument, NULL, 'L' },
 		{ "list", no_argument, NULL, 'l' },	   { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },	   RUN_IFACE_OPTIONS,
+		{ "help", no_argument, NULL, 'h' },	   { "skip", required_argument, NULL, 'K' },
+		RUN_IFACE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	bool have_dut = false;
-	uint64_t v;
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -137,6 +166,14 @@ static int parse(int argc, char **argv, struct run_cli *o)
 				return cli_usage_error("run", "more than %d --suite options", MAX_SUITES);
 			o->suites[o->n_suites++] = optarg;
 			break;
+		case 'K':
+			if (!test_known(optarg))
+				return cli_usage_error("run", "--skip: no test '%s' (SUITE/NAME, as rocetest run --list shows)",
+						       optarg);
+			if (o->n_skips == MAX_SUITES)
+				return cli_usage_error("run", "more than %d --skip options", MAX_SUITES);
+			o->skips[o->n_skips++] = optarg;
+			break;
 		case 'S':
 			if (!cli_parse_uint(optarg, UINT64_MAX, &o->seed))
 				return cli_usage_error("run", "--seed needs a whole number, not '%s'", optarg);
@@ -145,10 +182,8 @@ static int parse(int argc, char **argv, struct run_cli *o)
 			o->report = optarg;
 			break;
 		case 'w':
-			if (!cli_parse_uint(optarg, 512, &v) || v < 64 || v % 64)
-				return cli_usage_error("run", "--width must be a multiple of 64 from 64 to 512, not '%s'",
-						       optarg);
-			o->width = (unsigned)v;
+			if (!cli_parse_width(optarg, &o->width))
+				return cli_usage_error("run", "--width must be " CLI_WIDTHS ", not '%s'", optarg);
 			break;
 		case 'L':
 			o->sim_lib = optarg;
@@ -250,6 +285,8 @@ static void print_result(const struct run_cli *o, const struct rt_run_result *r)
 	if (r->has_goodput)
 		printf(", goodput %.2f Gb/s (limit %.2f)", r->goodput_gbps, r->limit_gbps);
 	printf("\n");
+	if (r->twin_gaps[0])
+		printf("    twin %s leaves out: %s\n", r->scenario, r->twin_gaps);
 	if (!r->passed) {
 		const char *p = r->failure;
 		while (*p) {
@@ -288,6 +325,28 @@ static int write_reports(const struct run_cli *o, const struct rt_run_summary *s
 	return 0;
 }
 
+/* A file name of the run's tests/ directory as a path relative to the report directory ("" stays ""). */
+static void in_tests_dir(char *name, size_t size)
+{
+	char rel[256];
+	int len = snprintf(rel, sizeof rel, "tests/%s", name);
+	if (name[0] && len > 0 && (size_t)len < size && (size_t)len < sizeof rel)
+		memcpy(name, rel, (size_t)len + 1);
+}
+
+/* Where the twins' scenarios are, and which tests they cannot fully say (each test's line has what). */
+static void print_twins(const char *report, const struct rt_run_result *results, size_t n)
+{
+	size_t gaps = 0;
+	for (size_t i = 0; i < n; i++)
+		gaps += results[i].twin_gaps[0] != '\0';
+	printf("rocetest run: the work of each test as a scenario in %s/tests/*.scn (rocetest gen: its twin); "
+	       "%zu of %zu leave something out%s", report, gaps, n, gaps ? ":" : "\n");
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (results[i].twin_gaps[0])
+			printf(" %s/%s%s", results[i].suite, results[i].name, ++k == gaps ? "\n" : ",");
+}
+
 /* ---- The run ------------------------------------------------------- */
 
 static int run_tests(struct run_cli *o, struct dut_device *sim, struct rt_run_result *results, size_t *n_results,
@@ -318,12 +377,10 @@ static int run_tests(struct run_cli *o, struct dut_device *sim, struct rt_run_re
 		}
 		if (r->pcap[0]) {
 			/* Paths relative to the report directory. */
-			char rel[sizeof r->pcap + 8];
-			int len = snprintf(rel, sizeof rel, "tests/%s", r->pcap);
-			if (len > 0 && (size_t)len < sizeof r->pcap)
-				memcpy(r->pcap, rel, (size_t)len + 1);
+			in_tests_dir(r->pcap, sizeof r->pcap);
+			in_tests_dir(r->scenario, sizeof r->scenario);
 			char html[sizeof r->suite + sizeof r->name + 16];
-			len = snprintf(html, sizeof html, "tests/%s-%s.html", r->suite, r->name);
+			int len = snprintf(html, sizeof html, "tests/%s-%s.html", r->suite, r->name);
 			if (len > 0 && (size_t)len < sizeof r->html)
 				memcpy(r->html, html, (size_t)len + 1);
 		}
@@ -378,15 +435,22 @@ int cmd_run(int argc, char **argv)
 	struct rt_run_summary sum = { .seed = o.seed, .clk_hz = sim.ops.info.clk_hz,
 				      .line_gbps = sim.ops.info.mac_gbps > 0 ? sim.ops.info.mac_gbps : 100, .pmtu = 4096 };
 	snprintf(sum.dut, sizeof sum.dut, "%s", sim.ops.info.name);
+	snprintf(sum.build_id, sizeof sum.build_id, "%s", sim.ops.info.build_id);
 	time_t now = time(NULL);
 	strftime(sum.started, sizeof sum.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	if (!o.quiet)
-		printf("rocetest run: %s, seed %" PRIu64 "\n", sum.dut, o.seed);
+		printf("rocetest run: %s, %s, seed %" PRIu64 "\n", sum.dut,
+		       sum.build_id[0] ? sum.build_id : "built from unknown sources", o.seed);
 
 	size_t n_results = 0;
 	rc = run_tests(&o, &sim, results, &n_results, &sum);
 	sum.tests = results;
 	sum.n_tests = n_results;
+	struct rt_run_live live;
+	if (o.iface.on) {
+		rt_iface_dut_totals(&sim.ops, &live);
+		sum.live = &live;
+	}
 	size_t failures = 0;
 	for (size_t i = 0; i < n_results; i++)
 		failures += !results[i].passed;
@@ -397,8 +461,10 @@ int cmd_run(int argc, char **argv)
 		       n_results, failures, o.seed, sum.wall_s, sum.cycles_per_s,
 		       o.iface.on ? "ns of the board's time" : "simulated cycles", o.report ? "; report in " : "",
 		       o.report ? o.report : "");
-		if (o.iface.on)
-			run_iface_report(&sim);
+		if (sum.live)
+			run_iface_report(sum.live);
+		if (o.report)
+			print_twins(o.report, results, n_results);
 	}
 	dut_device_close(&sim);
 	free(results);

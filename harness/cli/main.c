@@ -21,8 +21,10 @@ static const struct {
 	{ "run", cmd_run, "run the conformance suites against a device (--dut sim: the model of dut/; --dut iface:NAME: a board)" },
 	{ "board", cmd_board, "the Verilator model of dut/ as a virtual board on a network interface" },
 	{ "cm", cmd_cm, "send the CM frames of cm-frame.md to a board and print its replies" },
+	{ "peer", cmd_peer, "the host side of a board on an RDMA NIC (libibverbs): connect, take its traffic, check it" },
 	{ "diff", cmd_diff, "semantic diff of two captures of the same work: messages, not bytes" },
 	{ "gate", cmd_gate, "compare a run or check result with a baseline: fails on regressions (release gate)" },
+	{ "report", cmd_report, "the reports of a conformance run (JSON, JUnit, HTML) for a results file (the interop lab's)" },
 };
 
 static void usage(FILE *out)

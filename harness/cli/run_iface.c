@@ -106,13 +106,11 @@ int run_iface_open(struct run_iface *ri, struct dut_device *dev, char *msg, size
 	return 0;
 }
 
-void run_iface_report(const struct dut_device *dev)
+void run_iface_report(const struct rt_run_live *t)
 {
-	struct rt_iface_totals t;
-	rt_iface_dut_totals(&dev->ops, &t);
 	printf("rocetest run: live path %s: %llu frames from the board, %llu to it; pcap_stats drops %llu (buffer), "
 	       "%llu (interface); %s timestamps; board slowdown %g, worst lag %lld ns of its time\n",
-	       dev->path + 6, (unsigned long long)t.frames_in, (unsigned long long)t.frames_out,
-	       (unsigned long long)t.dropped, (unsigned long long)t.if_dropped, t.tstamp, t.slowdown,
-	       (long long)t.max_lag_ns);
+	       t->iface, (unsigned long long)t->frames_in, (unsigned long long)t->frames_out,
+	       (unsigned long long)t->dropped, (unsigned long long)t->if_dropped, t->tstamp, t->slowdown,
+	       (long long)t->max_lag_ns);
 }

@@ -34,6 +34,6 @@ int run_iface_finish(struct run_iface *ri, bool sim_options);
 /* Opens the board as dev (dev->handle stays NULL); 0 or -1 with msg. */
 int run_iface_open(struct run_iface *ri, struct dut_device *dev, char *msg, size_t size);
 /* One line on the live path: frames, pcap_stats drops, timestamps, the board's slowdown and lag. */
-void run_iface_report(const struct dut_device *dev);
+void run_iface_report(const struct rt_run_live *t);
 
 #endif

@@ -55,6 +55,7 @@ static void write_run_facts(FILE *out, const struct rt_run_summary *s, const str
 	char v[96];
 	fputs("<table class=\"kv\"><caption>Run</caption>\n", out);
 	kv_text(out, "device", s->dut[0] ? s->dut : "unknown");
+	kv_text(out, "built from", s->build_id[0] ? s->build_id : "unknown (the device does not say)");
 	fprintf(out, "<tr><th>tests</th><td>%zu in %zu suite%s</td></tr>\n", n, ix->n_suites,
 		ix->n_suites == 1 ? "" : "s");
 	fprintf(out, "<tr><th>passed</th><td>%" PRIu64 "</td></tr>\n", (uint64_t)n - ix->failures);
@@ -64,6 +65,25 @@ static void write_run_facts(FILE *out, const struct rt_run_summary *s, const str
 	kv_text(out, "started", s->started[0] ? s->started : "unknown");
 	format_seconds(s->wall_s, v, sizeof v);
 	kv_text(out, "wall time", v);
+	fputs("</table>\n", out);
+}
+
+/* A board behind an interface: a lossy capture there would make every verdict doubtful. */
+static void write_live_facts(FILE *out, const struct rt_run_live *l)
+{
+	char v[96];
+	fputs("<table class=\"kv\"><caption>Live path</caption>\n", out);
+	kv_text(out, "interface", l->iface);
+	snprintf(v, sizeof v, "%" PRIu64 " from the board, %" PRIu64 " to it", l->frames_in, l->frames_out);
+	kv_text(out, "frames", v);
+	fprintf(out, "<tr><th>capture drops</th><td%s>%" PRIu64 " (buffer), %" PRIu64 " (interface)</td></tr>\n",
+		l->dropped || l->if_dropped ? " class=\"nz\"" : "", l->dropped, l->if_dropped);
+	kv_text(out, "timestamps", l->tstamp);
+	if (l->slowdown > 1) {
+		snprintf(v, sizeof v, "%g (virtual board), worst lag %" PRId64 " ns of its time", l->slowdown,
+			 l->max_lag_ns);
+		kv_text(out, "slowdown", v);
+	}
 	fputs("</table>\n", out);
 }
 
@@ -143,6 +163,8 @@ static void write_summary(FILE *out, const struct rt_run_summary *s, const struc
 	rt_rep_html_verdict(out, n && !ix->failures, !n ? "NO TESTS" : ix->failures ? "FAIL" : "PASS", detail);
 	write_run_facts(out, s, ix);
 	write_sim_facts(out, s, p, n_p);
+	if (s->live)
+		write_live_facts(out, s->live);
 	if (ix->n_suites)
 		write_suite_overview(out, ix);
 	fputs("</div>\n", out);
@@ -255,8 +277,11 @@ static void device_cell(FILE *out, const struct rt_run_result *r)
 	rt_rep_html_badge(out, NULL, r->timeouts, "timeout", "timeouts");
 	rt_rep_html_badge(out, NULL, r->naks, "NAK", "NAKs");
 	rt_rep_html_badge(out, NULL, r->rnr_naks, "RNR NAK", "RNR NAKs");
-	if (!r->retransmissions && !r->timeouts && !r->naks && !r->rnr_naks)
+	rt_rep_html_badge(out, NULL, r->underrun_cycles, "TX underrun cycle", "TX underrun cycles");
+	if (!r->retransmissions && !r->timeouts && !r->naks && !r->rnr_naks && !r->underrun_cycles)
 		dash(out);
+	fprintf(out, "<div class=\"mono\" title=\"the device's memory latency (cycles) and back-pressure in this "
+		"test\">mem %" PRIu32 ", stall %.2f</div>", r->mem_latency, r->p_stall);
 	fputs("</td>", out);
 }
 

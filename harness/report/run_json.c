@@ -59,8 +59,15 @@ static void write_case(FILE *out, const struct rt_run_result *r)
 		r->checker_warnings);
 	key_str(out, ",", "args", r->check_args);
 	fprintf(out, "},\"payload_bytes\":%" PRIu64, r->payload_bytes);
+	fprintf(out, ",\"bench\":{\"mem_latency\":%" PRIu32, r->mem_latency);
+	key_num(out, ",", "p_stall", r->p_stall);
+	fprintf(out, "},\"underrun_cycles\":%" PRIu32 ",\"underrun_frames\":%" PRIu32, r->underrun_cycles,
+		r->underrun_frames);
 	key_path(out, ",", "pcap", r->pcap);
 	key_path(out, ",", "html", r->html);
+	/* The work as a scenario (rocetest gen makes its twin), and what the scenario could not say. */
+	key_path(out, ",", "scenario", r->scenario);
+	key_path(out, ",", "twin_gaps", r->twin_gaps);
 	fputc('}', out);
 }
 
@@ -83,7 +90,14 @@ static void write_suites(FILE *out, const struct rt_run_summary *s, const struct
 static void write_metrics(FILE *out, const struct rt_run_summary *s, const struct rt_run_index *ix,
 			  const struct rt_run_point *points, size_t n_points)
 {
+	uint64_t underrun_cycles = 0, underrun_frames = 0;
+	for (size_t i = 0; s->tests && i < s->n_tests; i++) {
+		underrun_cycles += s->tests[i].underrun_cycles;
+		underrun_frames += s->tests[i].underrun_frames;
+	}
 	fprintf(out, "\"metrics\":{\"sim_cycles\":%" PRIu64, s->cycles);
+	fprintf(out, ",\"underrun_cycles\":%" PRIu64 ",\"underrun_frames\":%" PRIu64, underrun_cycles,
+		underrun_frames);
 	/* The wall time the tests took (not the run's, which includes setting up). */
 	key_num(out, ",", "sim_wall_s", ix->wall_s);
 	key_num(out, ",", "sim_cycles_per_s", s->cycles_per_s);
@@ -107,16 +121,30 @@ static void write_metrics(FILE *out, const struct rt_run_summary *s, const struc
 	fputs("}}\n", out);
 }
 
+/* A board behind an interface: what its live path carried and lost. */
+static void write_live(FILE *out, const struct rt_run_live *l)
+{
+	key_str(out, "\"live\":{", "iface", l->iface);
+	fprintf(out, ",\"frames_from_board\":%" PRIu64 ",\"frames_to_board\":%" PRIu64, l->frames_in, l->frames_out);
+	fprintf(out, ",\"pcap_dropped\":%" PRIu64 ",\"if_dropped\":%" PRIu64, l->dropped, l->if_dropped);
+	key_str(out, ",", "tstamp", l->tstamp);
+	key_num(out, ",", "slowdown", l->slowdown);
+	fprintf(out, ",\"max_lag_ns\":%" PRId64 "},\n", l->max_lag_ns);
+}
+
 int rt_run_report_json(const struct rt_run_summary *s, FILE *out)
 {
 	struct rt_run_view v;
 	if (rt_run_view_build(&v, s))
 		return -1;
 	key_str(out, "{", "dut", s->dut);
+	key_path(out, ",", "build_id", s->build_id);
 	fprintf(out, ",\"seed\":%" PRIu64, s->seed);
 	key_str(out, ",", "started", s->started);
 	key_num(out, ",", "wall_s", s->wall_s);
 	fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\n", s->tests ? s->n_tests : 0, v.ix.failures);
+	if (s->live)
+		write_live(out, s->live);
 	write_suites(out, s, &v.ix);
 	write_metrics(out, s, &v.ix, v.points, v.n_points);
 	rt_run_view_free(&v);

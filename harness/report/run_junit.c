@@ -106,12 +106,18 @@ static void write_suite(FILE *out, const struct rt_run_summary *s, const struct 
 	fputs(">\n    <properties>\n", out);
 	char v[64];
 	property(out, "dut", s->dut);
+	property(out, "build_id", s->build_id);
 	snprintf(v, sizeof v, "%" PRIu64, s->seed);
 	property(out, "seed", v);
 	snprintf(v, sizeof v, "%" PRIu32, s->pmtu);
 	property(out, "pmtu", v);
 	snprintf(v, sizeof v, "%g", rt_run_nonneg(s->line_gbps));
 	property(out, "line_gbps", v);
+	if (s->live) {
+		property(out, "live_iface", s->live->iface);
+		snprintf(v, sizeof v, "%" PRIu64, s->live->dropped + s->live->if_dropped);
+		property(out, "live_capture_drops", v);
+	}
 	fputs("    </properties>\n", out);
 	for (size_t i = su->begin; i < su->end; i++)
 		write_case(out, s, rt_run_at(s, ix, i));

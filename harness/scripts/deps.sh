@@ -12,31 +12,36 @@
 #
 # usage: deps.sh [--config FILE] GROUP...
 #        deps.sh --list        the groups and their packages
-# groups: build  compiler, libpcap, libdeflate        (make, and everything)
+# groups: build  compiler, libpcap, libdeflate, libibverbs (make, and everything)
 #         check  Check, python3                       (make check: unit, CLI and vector tests)
 #         test   tshark, clang with libFuzzer, zlib, scapy, xmllint (JUnit
 #                schema), headless Chromium (renders the HTML reports),
 #                iproute2 and capsh (hardware mode over veth)
 #                                                     (make test, fuzz, sanitize, bench)
-#         rtl    Verilator, Yosys, g++                (make conformance, rtl-test, synth-check)
+#         rtl    Verilator, Yosys, g++, python3       (make conformance, rtl-test, synth-check, mutants)
 #         doc    help2man, man-db                     (man pages: make man, install, test)
 #         fresh  mmdebstrap                           (make fresh-check)
 #         dissector  libwireshark-dev, GLib headers, tshark
 #                                                     (make dissector, install-dissector, test)
 #         gui    wireshark-qt, Xvfb, xwd, netpbm, xdotool (make dissector-screenshot)
+#         interop  QEMU, busybox-static, kmod, cpio, the RDMA user space (libibverbs
+#                providers, ibverbs-utils, perftest), tcpdump, iproute2; and Debian's
+#                kernel (linux-image-amd64, with rdma_rxe) extracted, not installed,
+#                beside FILE                          (make interop)
 set -euo pipefail
 
 declare -A GROUP_PACKAGES=(
-	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev"
+	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev libibverbs-dev"
 	[check]="check python3"
 	[test]="tshark clang libclang-rt-dev zlib1g-dev python3-scapy time libxml2-utils chromium iproute2 libcap2-bin"
-	[rtl]="g++ verilator yosys"
+	[rtl]="g++ verilator yosys python3"
 	[doc]="help2man man-db"
 	[fresh]="mmdebstrap"
 	[dissector]="libwireshark-dev libglib2.0-dev tshark"
 	[gui]="wireshark-qt xvfb x11-apps netpbm xdotool"
+	[interop]="qemu-system-x86 busybox-static kmod cpio ibverbs-providers ibverbs-utils perftest tcpdump iproute2"
 )
-GROUP_ORDER="build check test rtl doc fresh dissector gui"
+GROUP_ORDER="build check test rtl doc fresh dissector gui interop"
 
 config=""
 groups=()
@@ -48,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--list)
 		for g in $GROUP_ORDER; do printf '%-6s %s\n' "$g" "${GROUP_PACKAGES[$g]}"; done
 		exit 0 ;;
-	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0"; exit 0 ;;
 	*)
 		if [ -z "${GROUP_PACKAGES[$1]+x}" ]; then
 			echo "deps.sh: unknown group '$1' (known: $GROUP_ORDER)" >&2
@@ -111,7 +116,8 @@ group_config() {
 	case "$1" in
 	build)
 		pc_var PCAP libpcap
-		pc_var DEFLATE libdeflate ;;
+		pc_var DEFLATE libdeflate
+		pc_var IBVERBS libibverbs ;;
 	check)
 		pc_var CHECK check ;;
 	test)
@@ -138,6 +144,9 @@ group_config() {
 		echo "WIRESHARK_PREFIX := $(pkg-config --variable=prefix wireshark)" ;;
 	gui)
 		for t in wireshark Xvfb xwd xwdtopnm pnmtopng xdotool; do on_path "$t"; done ;;
+	interop)
+		on_path qemu-system-x86_64
+		bash harness/interop/kernel.sh "$(dirname "$config")/interop-kernel" ;;
 	esac
 }
 

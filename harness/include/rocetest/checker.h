@@ -24,14 +24,34 @@
 #include "rocetest/rules.h"
 
 struct rt_frame_result;
+struct rt_message;
 
 struct rt_check_config {
 	uint32_t pmtu;			/* --pmtu; 0: inferred per flow from First/Middle packets */
 	bool have_timeout;		/* --timeout-us given */
 	double timeout_us;		/* local ACK timeout */
+	/*
+	 * > 0: a retransmission the timer started must also come within this
+	 * many us of the requester's last request or progress (--timeout-max-us).
+	 * A device run knows the timer it configured; a capture rarely does.
+	 */
+	double timeout_max_us;
+	/*
+	 * How long a packet may be on its way between the capture point and the
+	 * endpoint that acts on it, in us (--in-flight-us; 0: 50). Within it the
+	 * order a capture shows need not be the order the endpoints saw; a
+	 * capture inside a VM or at a distant mirror port needs more.
+	 */
+	double in_flight_us;
 	int retry_cnt;			/* --retry-cnt 0-7; -1 unknown */
 	int rnr_retry;			/* --rnr-retry 0-7 (7 unlimited); -1 unknown */
 	bool enabled[RT_RULE_COUNT];	/* --rules / --skip */
+	/*
+	 * --errors: rules whose violations count as errors, for a setting where
+	 * a warning is a bug (rocetest run: PKT-PAD-ZERO, as the device's own
+	 * frames leak memory into the pad); a capture's default is the catalogue's.
+	 */
+	bool as_error[RT_RULE_COUNT];
 	uint32_t max_flows;		/* connections tracked (0: RT_CHECK_DEFAULT_MAX_FLOWS) */
 	uint32_t ladder_flows;		/* flows whose ladder events are kept (0: none) */
 	/* Called for every violation, at once or when a deferred rule is decided. */
@@ -43,7 +63,15 @@ struct rt_check_config {
 	 * flows (rocetest diff); NULL: none.
 	 */
 	void (*on_packet)(void *ctx, const struct rt_packet *p, const struct rt_frame_result *r, int64_t ts_ns);
-	void *ctx;		/* handed to both */
+	/*
+	 * Called for every message of a tracked flow (rocetest/message.h),
+	 * per direction in order, once the capture is RT_MESSAGE_WINDOW
+	 * messages past it or has ended; NULL: messages are not followed.
+	 * message_payload: hash the payload bytes into it.
+	 */
+	void (*on_message)(void *ctx, const struct rt_message *m);
+	bool message_payload;
+	void *ctx;		/* handed to all three */
 };
 #define RT_CHECK_DEFAULT_MAX_FLOWS 4096u
 

@@ -6,14 +6,18 @@
  * how the bytes differ.
  *
  * Each capture goes through its own checker (rocetest/checker.h), which
- * finds the flows, pairs their two directions and handles what captures do
- * (retransmissions, gaps, a start mid-message); the diff takes each packet
- * with its flow and side (rt_check_config.on_packet) and assembles the
- * requester's messages of each direction and what the responder answered.
- * Then flows of A are paired with flows of B (by transport and the
- * messages they carry, or by --map), messages are aligned by content (a
- * message one capture lacks shifts nothing else), and each pair of messages
- * is compared field by field. What always differs is never compared: QPNs,
+ * finds the flows, pairs their two directions, follows their messages and
+ * handles what captures do (retransmissions, gaps, a start mid-message);
+ * the diff takes the messages the checker hands over (rt_check_config.
+ * on_message). Two passes: the first pairs flows of A with flows of B (by
+ * transport and the messages they carry, or by --map) from a summary of a
+ * fixed size per flow; the second reads both captures together and aligns
+ * each pair's messages by content as they come (a message one capture
+ * lacks shifts nothing else), comparing each pair of messages field by
+ * field. Memory does not grow with the captures' length: per pair of flows
+ * and direction about DIFF_WINDOW (64) messages of each capture wait; when
+ * one capture runs that far ahead with nothing from the other for them,
+ * they are passed over with a note ("resync"). What always differs is never compared: QPNs,
  * absolute PSNs (PSNs are relative to each direction's first), absolute
  * RETH addresses (relative to the first), R_Keys, UDP source ports, IP IDs,
  * TTL, MACs, IPs and timestamps. Every other field has a class, set by a
@@ -108,10 +112,23 @@ struct rt_diff;
 /* NULL with err when memory runs out. */
 struct rt_diff *rt_diff_new(const struct rt_diff_options *o, struct rt_error *err);
 void rt_diff_free(struct rt_diff *d);
+/*
+ * Driving it: the diff reads each capture twice. Ask rt_diff_wants()
+ * which capture to give the next frame of (rt_diff_frame()); at that
+ * capture's end call rt_diff_end(). When a capture that ended is asked for
+ * again, give its frames once more from the first. -1 from rt_diff_wants():
+ * both passes are done.
+ *
+ *	while ((k = rt_diff_wants(d)) >= 0)
+ *		if (next frame of k) rt_diff_frame(d, k, ...); else if (rt_diff_end(d, k, err)) fail;
+ */
+int rt_diff_wants(struct rt_diff *d);
 /* One frame of capture 0 (A) or 1 (B), in capture order, numbered from 1 per capture. */
 void rt_diff_frame(struct rt_diff *d, int capture, enum rt_link link, uint64_t frame, int64_t ts_ns,
 		   const uint8_t *data, uint32_t caplen, uint32_t wirelen);
-/* Both captures ended: pairs, aligns and compares. Call once. -1 with err: a --map QPN no flow has, or no memory. */
+/* The capture has no more frames in this pass. -1 with err: a --map QPN no flow has, or no memory. */
+int rt_diff_end(struct rt_diff *d, int capture, struct rt_error *err);
+/* After both passes: 0; -1 with err when they are not done or memory ran out. */
 int rt_diff_finish(struct rt_diff *d, struct rt_error *err);
 
 /* ---- The result ------------------------------------------------------------------ */
@@ -138,6 +155,7 @@ struct rt_diff_difference {
 	char a[80], b[80];		/* the values as each capture has them ("" when it has none) */
 	uint64_t frame_a, frame_b;	/* the message's first frame (0 when that capture lacks it) */
 	char what[256];			/* the sentence: what differs and how */
+	uint64_t order;			/* found as the order-th (pairs are compared side by side) */
 };
 
 struct rt_diff_result {

@@ -82,6 +82,14 @@ struct rt_dut_config {
 	uint8_t timeout[RT_DUT_MAX_QP];	/* local ACK timeout code per QP */
 	uint8_t retry_cnt[RT_DUT_MAX_QP];
 	uint8_t rnr_retry[RT_DUT_MAX_QP];	/* 7: unlimited */
+	/*
+	 * A simulated device's surroundings, so that tests vary what a board's
+	 * memory and MAC would do (a board ignores them): cycles from a read
+	 * request to its first data beat, and the probability per cycle and
+	 * port of back-pressure. 0: the device's own default.
+	 */
+	uint32_t mem_latency;
+	double p_stall;
 };
 
 struct rt_dut_counters {
@@ -103,10 +111,25 @@ struct rt_dut_counters {
 	uint32_t cm_naks;
 	uint32_t cm_no_qp;
 	uint32_t arp_replies_out;
+	/*
+	 * TX underruns the port check saw (not the device's own counters): cycles
+	 * inside a frame when the MAC was ready for the next beat and tvalid was
+	 * low, and the frames that had any. A real MAC (Xilinx CMAC: tx_unfout)
+	 * corrupts such a frame, so any is a port-contract violation.
+	 */
+	uint32_t tx_underrun_cycles;
+	uint32_t tx_underrun_frames;
 };
 
 struct rt_dut_info {
 	char name[96];		/* "roce_endpoint (Verilator 5.006, 512 bits, N_QP 4, 322.266 MHz)" */
+	/*
+	 * What the device was built from, so a report cannot be taken for a run
+	 * of other hardware: the Verilator model's is "rtl sha256:" and the
+	 * SHA-256 of the RTL it was built from (the .v files of dut/rtl/, or a
+	 * mutant's copy, concatenated in name order); "" when the device cannot say.
+	 */
+	char build_id[96];
 	unsigned data_width;
 	unsigned n_qp;
 	uint32_t qpn_base;	/* QP i has QPN qpn_base + i */
@@ -167,7 +190,7 @@ struct rt_dut_ops {
 
 
 /* Bumped when struct rt_dut_plugin, rt_dut_ops or what they pass changes incompatibly. */
-#define RT_DUT_PLUGIN_ABI 1
+#define RT_DUT_PLUGIN_ABI 2
 /* The one symbol a device plugin exports: a const struct rt_dut_plugin. */
 #define RT_DUT_PLUGIN_SYMBOL "rt_dut_plugin_v1"
 

@@ -163,15 +163,8 @@ int rt_iface_dut_open(const struct rt_iface_params *p, struct rt_dut_ops *ops, s
 /* The addresses the runner must give the board (ops from rt_iface_dut_open). */
 void rt_iface_dut_addrs(const struct rt_dut_ops *ops, struct rt_run_addrs *a);
 
-/* What the live path saw since the device was opened, for the run's summary. */
-struct rt_iface_totals {
-	uint64_t frames_in, frames_out;	/* captured from the board, injected to it */
-	uint64_t dropped, if_dropped;	/* pcap_stats */
-	double slowdown;
-	int64_t max_lag_ns;		/* the board's worst lag behind its schedule, its ns */
-	char tstamp[32];
-};
+/* What the live path saw since the device was opened (struct rt_run_live, run.h). */
 /* ops must come from rt_iface_dut_open. */
-void rt_iface_dut_totals(const struct rt_dut_ops *ops, struct rt_iface_totals *t);
+void rt_iface_dut_totals(const struct rt_dut_ops *ops, struct rt_run_live *t);
 
 #endif

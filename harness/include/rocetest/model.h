@@ -153,6 +153,12 @@ struct rt_qp_config {
 	int64_t ack_delay_ns;	/* ... or when one has waited this long */
 	uint8_t ack_credits;	/* credit code of ACKs (31: not limited) */
 	bool send_cnp;		/* answer ECN-CE-marked packets with a CNP (at most one per 50 us) */
+	/*
+	 * > 0: the message of this number (1-based, in order) meets an internal
+	 * failure: NAK remote operational error, QP to error. Not a bug of the
+	 * responder: what a requester must survive (completion status, flush).
+	 */
+	uint32_t op_error_msg;
 
 	/* Memory. */
 	uint64_t mem_va;	/* the RDMA-accessible region: VA, size, R_Key */

@@ -158,6 +158,7 @@ struct rt_rule_counts {
 struct rt_verdicts {
 	struct rt_rule_counts total;
 	bool enabled[RT_RULE_COUNT];
+	bool as_error[RT_RULE_COUNT];	/* reported as errors whatever their own severity */
 	void (*on_violation)(void *ctx, const struct rt_violation *v);
 	void *ctx;
 	/*

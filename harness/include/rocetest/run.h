@@ -49,10 +49,22 @@ struct rt_run_result {
 	uint64_t checker_errors;
 	uint64_t checker_warnings;
 	uint64_t payload_bytes;		/* application bytes of the WRs that completed successfully */
+	/* The device's surroundings in this test (a simulator's; rt_dut_config), and TX underruns seen. */
+	uint32_t mem_latency;
+	double p_stall;
+	uint32_t underrun_cycles;
+	uint32_t underrun_frames;
 
 	char pcap[128];			/* the capture, relative to the run directory ("" if none) */
 	char html[128];			/* its check report with the ladder diagrams ("" if none) */
 	char check_args[512];		/* `rocetest check` options that reproduce the checker's verdict */
+	/*
+	 * The work as a scenario for `rocetest gen`, beside the capture
+	 * (SUITE-NAME.scn; with several QPs one each, SUITE-NAME.qpN.scn), and
+	 * what of the test the scenario language cannot say ("" if nothing).
+	 */
+	char scenario[128];
+	char twin_gaps[512];
 
 	/* Throughput tests. */
 	bool has_goodput;
@@ -63,8 +75,20 @@ struct rt_run_result {
 };
 
 /* A whole run, for the report writers. */
+/* What a live path (a board behind a network interface) saw during a run. */
+struct rt_run_live {
+	char iface[32];
+	uint64_t frames_in, frames_out;	/* captured from the board, injected to it */
+	uint64_t dropped, if_dropped;	/* pcap_stats: by the capture buffer, by the interface */
+	double slowdown;		/* a virtual board's model runs this many times slower than real time */
+	int64_t max_lag_ns;		/* the board's worst lag behind its schedule, its ns */
+	char tstamp[32];		/* the capture's timestamp source */
+};
+
 struct rt_run_summary {
 	char dut[96];			/* rt_dut_info.name */
+	const struct rt_run_live *live;	/* NULL: a simulator, no wire */
+	char build_id[96];		/* rt_dut_info.build_id: what the device was built from ("" unknown) */
 	uint64_t seed;
 	char started[32];		/* UTC, ISO 8601 */
 	const struct rt_run_result *tests;
@@ -137,6 +161,10 @@ struct rt_run_spec {
 	uint32_t recv_post_us;			/* RT_PEER_RNR */
 	uint8_t rnr_timer;			/* the code the peer's RNR NAKs carry */
 	uint32_t bad_rkey_wr;			/* QP 0's WR with this 1-based number has a wrong R_Key */
+	uint32_t peer_recv_size;		/* > 0: QP 0's peer has receive buffers this small (a longer SEND: NAK
+						   invalid request) */
+	uint32_t peer_op_error_msg;		/* > 0: QP 0's peer fails its message of this number (NAK remote
+						   operational error) */
 
 	uint32_t one_way_ns;			/* link delay each way (0: 1000, a 2 us round trip) */
 	struct rt_fault faults[RT_RUN_MAX_FAULTS];	/* dir 0: device to peer, 1: peer to device */
@@ -165,7 +193,7 @@ struct rt_run_spec {
 const struct rt_run_spec *rt_run_specs(size_t *n);
 /* The suites' names in run order; "quick" is a cross-section for `make test`. */
 const char *const *rt_run_suite_names(size_t *n);
-/* Whether spec belongs to suite (or suite is "all"). */
+/* Whether spec belongs to suite, or to "all", "quick" (the cross-section) or "functional" (all but throughput). */
 bool rt_run_in_suite(const struct rt_run_spec *spec, const char *suite);
 
 /* The two ends' Ethernet and IPv4 (host order) addresses: the host the harness plays and the device. */

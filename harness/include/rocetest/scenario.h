@@ -9,7 +9,9 @@
 #define ROCETEST_SCENARIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rocetest/error.h"
 #include "rocetest/rules.h"
@@ -39,6 +41,22 @@ int rt_scenario_load(const char *path, struct rt_scenario *sc, struct rt_error *
 int rt_scenario_parse(const char *name, const char *text, size_t len, struct rt_scenario *sc,
 		      struct rt_error *err);
 void rt_scenario_free(struct rt_scenario *sc);
+
+/*
+ * Writes sc as a scenario file that rt_scenario_parse reads back to the same
+ * connection, actions, faults, bugs and expectations (scenario_write.c).
+ * Every setting is written out, defaults too, so the file does not depend on
+ * the parser's defaults. notes (NULL: none) go first, each line a comment.
+ * What the language cannot say is left out: rt_scenario_gaps names it.
+ * 0, or -1 with err when f could not be written.
+ */
+int rt_scenario_write(FILE *f, const struct rt_scenario *sc, const char *notes, struct rt_error *err);
+/*
+ * What of sc a written file would not carry, as "; "-separated phrases in
+ * buf ("" when nothing); returns how many. E.g. a send queue depth other than
+ * the model's default, receive wr_ids that are not 1, 2, 3... per node.
+ */
+unsigned rt_scenario_gaps(const struct rt_scenario *sc, char *buf, size_t size);
 
 /* Runs the scenario: builds the simulation, schedules its actions, runs it. */
 struct rt_sim *rt_scenario_sim(const struct rt_scenario *sc, struct rt_error *err);

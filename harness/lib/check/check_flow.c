@@ -69,6 +69,9 @@ void flow_ack_progress(struct checker_env *env, struct flow *f, struct stream *s
 		       const struct pkt_ctx *pc)
 {
 	if (!st->have_acked || psn_before(st->acked, upto)) {
+		st->had_acked = st->have_acked;
+		st->acked_before = st->acked;
+		st->acked_ts = pc->ts_ns;
 		/* An answer ahead of everything sent acknowledges at most what was sent (SEQ-ACK-AHEAD judges it). */
 		st->acked = !st->started || psn_before(upto, st->frontier) ? upto : (st->frontier - 1) & PSN_MASK;
 		st->have_acked = true;

@@ -24,13 +24,6 @@
 
 #define PSN_MASK 0xFFFFFFu
 
-/*
- * How far a capture point that merges a port's two queues (a mirror port,
- * ibdump) may misplace a packet: an answer this much before its request,
- * or a resend this much after a newer NAK, is capture order, not send order.
- */
-#define INTERLEAVE_NS 50000LL
-
 #define FAIL(env, rule, frame, ...) \
 	rt_verdict_fail((env)->v, RT_RULE_##rule, rt_rule_info(RT_RULE_##rule)->severity, frame, __VA_ARGS__)
 #define PASS(env, rule) rt_verdict_pass((env)->v, RT_RULE_##rule)
@@ -131,7 +124,7 @@ void flow_req_remember_sent(struct stream *st, const struct pkt_ctx *pc);
 void flow_req_nak_seq_received(struct stream *st, const struct pkt_ctx *pc, uint32_t misses_before,
 			       uint32_t misses_after);
 void flow_req_rnr_received(struct stream *st, const struct pkt_ctx *pc);
-void flow_req_fatal_received(struct stream *st, const struct pkt_ctx *pc);
+void flow_req_fatal_received(const struct checker_env *env, struct stream *st, const struct pkt_ctx *pc);
 void flow_req_finish(struct checker_env *env, struct flow *f, struct stream *st);
 
 #endif

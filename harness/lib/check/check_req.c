@@ -183,6 +183,27 @@ static bool rnr_wait(struct checker_env *env, struct stream *st, const struct pk
 	return true;
 }
 
+/*
+ * REQ-TIMEOUT's upper bound, when configured: a timer restarted by anything
+ * the requester did or heard ran out no later than timeout_max_us after the
+ * last of them (a timer eight times too long passes the lower bound alone).
+ */
+static bool timer_too_late(struct checker_env *env, const struct stream *st, const struct pkt_ctx *pc)
+{
+	const struct rt_check_config *cfg = env->cfg;
+	if (cfg->timeout_max_us <= 0)
+		return false;
+	int64_t since = st->last_req_ts > st->progress_ts ? st->last_req_ts : st->progress_ts;
+	double idle_us = (double)(pc->ts_ns - since) / 1000.0;
+	if (idle_us - (double)env->ts_slack_ns / 1000.0 <= cfg->timeout_max_us)
+		return false;
+	FAIL(env, REQ_TIMEOUT, pc->frame,
+	     "%s PSN %u resent %.1f us after the last request or progress, later than the bound of %.1f us "
+	     "for a local ACK timeout of %.1f us",
+	     label(pc->p), pc->p->bth.psn, idle_us, cfg->timeout_max_us, cfg->timeout_us);
+	return true;
+}
+
 /* REQ-TIMEOUT: nothing asked for the run, so only the local ACK timeout can have started it. */
 static void timeout_wait(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
 {
@@ -201,7 +222,7 @@ static void timeout_wait(struct checker_env *env, struct stream *st, const struc
 		FAIL(env, REQ_TIMEOUT, pc->frame,
 		     "%s PSN %u resent %.1f us after the last progress, before the local ACK timeout of %.1f us",
 		     label(pc->p), psn, waited_us, cfg->timeout_us);
-	else
+	else if (!timer_too_late(env, st, pc))
 		PASS(env, REQ_TIMEOUT);
 }
 
@@ -228,10 +249,10 @@ static void retry_limit(struct checker_env *env, struct stream *st, const struct
  * obeyed: a packet of the run before it, which a capture point merging two
  * queues put late. Nothing started a run here.
  */
-static bool late_resend(struct flow *f, struct stream *st, const struct pkt_ctx *pc)
+static bool late_resend(const struct checker_env *env, struct flow *f, struct stream *st, const struct pkt_ctx *pc)
 {
 	uint32_t psn = pc->p->bth.psn;
-	if (st->nak == NAK_SEQ || !st->nak_frame || pc->ts_ns - st->nak_ts_ns > INTERLEAVE_NS ||
+	if (st->nak == NAK_SEQ || !st->nak_frame || pc->ts_ns - st->nak_ts_ns > env->in_flight_ns ||
 	    !psn_before(psn, st->nak_psn))
 		return false;
 	flow_note(f, NOTE_LATE_PACKET, pc->frame, psn, 0);
@@ -239,14 +260,14 @@ static bool late_resend(struct flow *f, struct stream *st, const struct pkt_ctx 
 }
 
 /*
- * A go-back to the newest NAK's PSN, within INTERLEAVE_NS of the NAK, after
+ * A go-back to the newest NAK's PSN, within the in-flight time of the NAK, after
  * the NAK was taken as answered: what answered it (a resend at its PSN in
  * sequence) was the run before, captured late, and this is the answer.
  */
 static bool nak_answered_again(struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
 {
 	if (st->nak == NAK_SEQ || !st->nak_frame || pc->p->bth.psn != st->nak_psn ||
-	    pc->ts_ns - st->nak_ts_ns > INTERLEAVE_NS)
+	    pc->ts_ns - st->nak_ts_ns > env->in_flight_ns)
 		return false;
 	PASS(env, REQ_GO_BACK_N);
 	return true;
@@ -262,6 +283,18 @@ void flow_req_resend_in_sequence(struct checker_env *env, struct stream *st, con
 	st->nak_prev = false;
 }
 
+/*
+ * A resend of a PSN that only the newest answer acknowledged, within the
+ * in-flight time of that answer: the requester sent it before the answer
+ * reached it, and the capture point saw them the other way round.
+ */
+static bool acked_in_flight(const struct checker_env *env, const struct stream *st, const struct pkt_ctx *pc)
+{
+	uint32_t psn = pc->p->bth.psn;
+	return !psn_before(st->acked, psn) && pc->ts_ns - st->acked_ts <= env->in_flight_ns &&
+	       (!st->had_acked || psn_before(st->acked_before, psn));
+}
+
 /* The first packet of a run that goes back: which NAK, RNR NAK or timeout explains it, and is it right. */
 void flow_req_retransmission_start(struct checker_env *env, struct flow *f, struct stream *st,
 				   const struct pkt_ctx *pc)
@@ -271,7 +304,7 @@ void flow_req_retransmission_start(struct checker_env *env, struct flow *f, stru
 	bool by_nak = nak_answered_again(env, st, pc);
 	if (by_nak)
 		judged_go_back = true;
-	else if (late_resend(f, st, pc))
+	else if (late_resend(env, f, st, pc))
 		return;
 	else
 		by_nak = go_back_for_nak(env, f, st, pc, &judged_go_back);
@@ -281,17 +314,21 @@ void flow_req_retransmission_start(struct checker_env *env, struct flow *f, stru
 
 	/* READs and atomics are asked again past an ACK when their answers were lost (an implicit NAK). */
 	bool rd_atomic = p->op->family == RT_FAMILY_READ_REQUEST || p->op->family == RT_FAMILY_ATOMIC;
+	/* Sent before the newest answer reached the requester: neither that answer nor its timing applies. */
+	bool before_answer = st->have_acked && !judged_go_back && !rd_atomic && acked_in_flight(env, st, pc);
+	if (before_answer)
+		flow_note(f, NOTE_RESEND_AFTER_ACK, pc->frame, p->bth.psn, 0);
 	if (st->answers_cut) {
 		/* Answers of unknown kind came: what this run obeys is unknown. */
 		NOT_EVALUATED(env, REQ_NO_RETRANSMIT_ACKED);
-	} else if (st->have_acked && !judged_go_back && !rd_atomic) {
+	} else if (st->have_acked && !judged_go_back && !rd_atomic && !before_answer) {
 		if (!psn_before(st->acked, p->bth.psn))
 			FAIL(env, REQ_NO_RETRANSMIT_ACKED, pc->frame, "%s PSN %u sent again, but PSNs up to %u were acknowledged",
 			     label(p), p->bth.psn, st->acked);
 		else
 			PASS(env, REQ_NO_RETRANSMIT_ACKED);
 	}
-	if (st->answers_cut) {
+	if (st->answers_cut || before_answer) {
 		/* An answer the capture cut may have been the NAK or RNR NAK that started this run. */
 		NOT_EVALUATED(env, REQ_TIMEOUT);
 	} else if (!by_nak && !by_rnr) {
@@ -343,6 +380,7 @@ void flow_req_sent(struct checker_env *env, struct stream *st, const struct pkt_
 	}
 	if (!retransmit && (!st->have_acked ? psn == st->first_psn : ((st->acked + 1) & PSN_MASK) == psn))
 		st->progress_ts = pc->ts_ns;
+	st->last_req_ts = pc->ts_ns;
 }
 
 /* ---- what the responder's NAKs ask of the requester ------------------------------------ */
@@ -372,15 +410,20 @@ void flow_req_rnr_received(struct stream *st, const struct pkt_ctx *pc)
 	st->rnr_timer = rt_aeth_value(pc->p->ext.aeth.syndrome);
 }
 
-void flow_req_fatal_received(struct stream *st, const struct pkt_ctx *pc)
+void flow_req_fatal_received(const struct checker_env *env, struct stream *st, const struct pkt_ctx *pc)
 {
 	uint32_t psn = pc->p->bth.psn;
 	st->fatal_received = true;
 	st->fatal_frame = pc->frame;
-	/* The NAKed request's round trip: requests sent within it after the NAK crossed it on the wire. */
+	/*
+	 * Requests sent within the NAKed request's round trip after the NAK
+	 * crossed it on the wire; those within the in-flight time were on their
+	 * way between the requester and the capture point (its transmit queue)
+	 * when the NAK reached it.
+	 */
 	struct psn_slot *w = flow_window_slot(&st->sent, psn, false);
 	int64_t rtt = w && w->used && w->psn == psn ? pc->ts_ns - w->ts_ns : 0;
-	st->fatal_grace_ns = pc->ts_ns + (rtt > 0 ? rtt : 0);
+	st->fatal_grace_ns = pc->ts_ns + (rtt > env->in_flight_ns ? rtt : env->in_flight_ns);
 }
 
 /* ---- the end of the capture -------------------------------------------------------- */

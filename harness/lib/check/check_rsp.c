@@ -302,7 +302,7 @@ void flow_rsp_nak_fatal(struct checker_env *env, struct flow *f, struct stream *
 		     "length rules; a NAK invalid request was due", code, p->bth.psn);
 	settle(&st->owes.nak_invalid);
 	flow_ack_progress(env, f, st, (p->bth.psn - 1) & PSN_MASK, pc);
-	flow_req_fatal_received(st, pc);
+	flow_req_fatal_received(env, st, pc);
 	/* From now on this side must be silent (RSP-SILENT-AFTER-FATAL). */
 	f->side_fatal[pc->side] = true;
 	f->side_fatal_frame[pc->side] = pc->frame;

@@ -210,7 +210,7 @@ void flow_seq_ahead_decided(struct checker_env *env, struct flow *f, struct stre
 		return;
 	uint32_t psn = pc->p->bth.psn;
 	bool fresh = !psn_before(psn, st->frontier);
-	if (fresh && pc->ts_ns - st->ahead_ts_ns <= INTERLEAVE_NS) {
+	if (fresh && pc->ts_ns - st->ahead_ts_ns <= env->in_flight_ns) {
 		/* A capture point that merges two queues can show an answer just before its request. */
 		if (psn_before(psn, st->ahead_psn))
 			return;	/* the requests up to the answered one may follow */

@@ -155,9 +155,12 @@ struct rt_checker *rt_checker_new(const struct rt_check_config *cfg, struct rt_e
 		c->cfg.max_flows = RT_CHECK_DEFAULT_MAX_FLOWS;
 	rt_verdicts_init(&c->v);
 	memcpy(c->v.enabled, c->cfg.enabled, sizeof c->v.enabled);
+	memcpy(c->v.as_error, c->cfg.as_error, sizeof c->v.as_error);
 	c->v.on_violation = on_violation;
 	c->v.ctx = c;
-	c->env = (struct checker_env){ .cfg = &c->cfg, .v = &c->v, .last_ts_ns = INT64_MIN, .ts_slack_ns = 1000 };
+	c->env = (struct checker_env){ .cfg = &c->cfg, .v = &c->v, .last_ts_ns = INT64_MIN, .ts_slack_ns = 1000,
+				     .in_flight_ns = c->cfg.in_flight_us > 0 ? (int64_t)(c->cfg.in_flight_us * 1000.0)
+									     : INTERLEAVE_NS };
 	rt_icrc_solver_init(&c->icrc_solver);
 	c->table_size = 256;
 	c->table = calloc(c->table_size, sizeof *c->table);
@@ -175,6 +178,7 @@ void rt_checker_free(struct rt_checker *c)
 		return;
 	for (size_t i = 0; i < c->flow_count; i++) {
 		flow_free_state(c->flows[i]);
+		msg_track_free(c->flows[i]);
 		free(c->flows[i]);
 	}
 	free(c->flows);
@@ -542,6 +546,8 @@ static void check_in_flow(struct rt_checker *c, struct flow *f, int side, const 
 	c->last.flags = pc.ladder_flags;
 	if (c->cfg.on_packet)
 		c->cfg.on_packet(c->cfg.ctx, p, &c->last, ts_ns);
+	if (c->cfg.on_message)
+		msg_track_packet(&c->cfg, f, p, side, frame, ts_ns);
 
 	c->cur_flow = NULL;
 	c->cur_pc = NULL;
@@ -649,6 +655,10 @@ static void note_text(char *out, size_t size, enum flow_note kind, const struct 
 	case NOTE_LATE_PACKET:
 		snprintf(out, size, "capture order is not send order: %llu resend(s) captured after a newer NAK, "
 			 "first PSN %u at frame %llu", count, n->psn, frame);
+		break;
+	case NOTE_RESEND_AFTER_ACK:
+		snprintf(out, size, "capture order is not send order: %llu resend(s) captured just after the answer "
+			 "that acknowledged them, first PSN %u at frame %llu", count, n->psn, frame);
 		break;
 	case NOTE_COUNT:
 		break;
@@ -783,6 +793,8 @@ void rt_checker_finish(struct rt_checker *c)
 		c->v.flow = f->info.id;
 		c->v.flow_counts = &f->info.rules;
 		flow_finish(&c->env, f);
+		if (c->cfg.on_message)
+			msg_track_finish(&c->cfg, f);
 		ladder_flush(f);
 		f->info.ladder = f->ladder;
 		render_version_note(f);

@@ -26,13 +26,9 @@ struct dir {
 	struct diff_state *st;
 	struct rt_diff_pair *pair;
 	int side;
-	const struct diff_half *h[2];
-	const struct diff_flow *f[2];
+	struct diff_dir *q;	/* its queues and counts (NULL for a side's or the flow's fields) */
 	uint64_t base_va[2];	/* the first address of each capture's direction */
 	bool answers[2];	/* the responder answered anything in this direction */
-	uint64_t skipped[2];	/* coverage: whole messages of each before or after the other's */
-	uint64_t partial[2];	/* messages the capture holds only in part */
-	uint64_t gap_missing[2];
 };
 
 /* ---- recording --------------------------------------------------------------- */
@@ -65,12 +61,12 @@ static struct rt_diff_difference *keep(struct diff_state *st)
 }
 
 /* A difference in field, of message (0: of the direction or side), when the profile does not ignore it. */
-static void differ(const struct dir *d, enum rt_diff_field field, uint64_t message, const struct diff_msg *ma,
-		   const struct diff_msg *mb, const char *a, const char *b, const char *fmt, ...)
+static void differ(const struct dir *d, enum rt_diff_field field, uint64_t message, const struct rt_message *ma,
+		   const struct rt_message *mb, const char *a, const char *b, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
 
-static void differ(const struct dir *d, enum rt_diff_field field, uint64_t message, const struct diff_msg *ma,
-		   const struct diff_msg *mb, const char *a, const char *b, const char *fmt, ...)
+static void differ(const struct dir *d, enum rt_diff_field field, uint64_t message, const struct rt_message *ma,
+		   const struct rt_message *mb, const char *a, const char *b, const char *fmt, ...)
 {
 	enum rt_diff_class cls = d->st->opt.profile.cls[field];
 	if (cls == RT_DIFF_IGNORED)
@@ -83,7 +79,7 @@ static void differ(const struct dir *d, enum rt_diff_field field, uint64_t messa
 		return;
 	*x = (struct rt_diff_difference){ .cls = cls, .field = field, .pair = d->pair->id, .side = (uint8_t)d->side,
 					  .message = message, .frame_a = ma ? ma->first_frame : 0,
-					  .frame_b = mb ? mb->first_frame : 0 };
+					  .frame_b = mb ? mb->first_frame : 0, .order = d->st->seq++ };
 	snprintf(x->a, sizeof x->a, "%s", a);
 	snprintf(x->b, sizeof x->b, "%s", b);
 	va_list ap;
@@ -94,15 +90,15 @@ static void differ(const struct dir *d, enum rt_diff_field field, uint64_t messa
 
 /* ---- describing a message ---------------------------------------------------- */
 
-static void op_name(const struct diff_msg *m, char *buf, size_t size)
+static void op_name(const struct rt_message *m, char *buf, size_t size)
 {
 	const char *fam = m->family == RT_FAMILY_READ_REQUEST ? "READ" : rt_family_name((enum rt_family)m->family);
-	snprintf(buf, size, "%s%s%s", fam, m->flags & MSG_IMM ? " with immediate" : "",
-		 m->flags & MSG_IETH ? " with invalidate" : "");
+	snprintf(buf, size, "%s%s%s", fam, m->flags & RT_MSG_IMM ? " with immediate" : "",
+		 m->flags & RT_MSG_IETH ? " with invalidate" : "");
 }
 
 /* "Only 1024", "First 4096 + Last 3072", "First 1024 + 5 Middle + Last 1024". */
-static void segments(const struct diff_msg *m, char *buf, size_t size)
+static void segments(const struct rt_message *m, char *buf, size_t size)
 {
 	if (m->packets <= 1)
 		snprintf(buf, size, "Only %u", m->length);
@@ -112,14 +108,14 @@ static void segments(const struct diff_msg *m, char *buf, size_t size)
 		snprintf(buf, size, "First %u + %u Middle + Last %u", m->first_len, m->packets - 2, m->last_len);
 }
 
-static bool whole(const struct diff_msg *m)
+static bool whole(const struct rt_message *m)
 {
-	return !(m->flags & (MSG_PARTIAL | MSG_INCOMPLETE)) && !m->holes;
+	return !(m->flags & (RT_MSG_PARTIAL | RT_MSG_INCOMPLETE)) && !m->holes;
 }
 
 /* ---- per message ------------------------------------------------------------- */
 
-static void compare_shape(const struct dir *d, uint64_t n, const struct diff_msg *a, const struct diff_msg *b)
+static void compare_shape(const struct dir *d, uint64_t n, const struct rt_message *a, const struct rt_message *b)
 {
 	char x[80], y[80];
 	op_name(a, x, sizeof x);
@@ -152,20 +148,20 @@ static void compare_shape(const struct dir *d, uint64_t n, const struct diff_msg
 	}
 }
 
-static void compare_values(const struct dir *d, uint64_t n, const struct diff_msg *a, const struct diff_msg *b)
+static void compare_values(const struct dir *d, uint64_t n, const struct rt_message *a, const struct rt_message *b)
 {
 	char x[80], y[80];
 	unsigned long long un = n;
-	if ((a->flags & b->flags & MSG_IMM) && a->imm != b->imm) {
+	if ((a->flags & b->flags & RT_MSG_IMM) && a->imm != b->imm) {
 		snprintf(x, sizeof x, "0x%08x", a->imm);
 		snprintf(y, sizeof y, "0x%08x", b->imm);
 		differ(d, RT_DIFF_IMMEDIATE, n, a, b, x, y, "message %llu: immediate data %s in A, %s in B", un, x, y);
 	}
-	if ((a->flags ^ b->flags) & MSG_SE)
-		differ(d, RT_DIFF_SOLICITED, n, a, b, a->flags & MSG_SE ? "1" : "0", b->flags & MSG_SE ? "1" : "0",
-		       "message %llu: A %s the solicited event (SE), B %s", un, a->flags & MSG_SE ? "sets" : "does not set",
-		       b->flags & MSG_SE ? "does" : "does not");
-	bool addressed = a->family != RT_FAMILY_SEND && !(a->flags & MSG_PARTIAL) && !(b->flags & MSG_PARTIAL);
+	if ((a->flags ^ b->flags) & RT_MSG_SE)
+		differ(d, RT_DIFF_SOLICITED, n, a, b, a->flags & RT_MSG_SE ? "1" : "0", b->flags & RT_MSG_SE ? "1" : "0",
+		       "message %llu: A %s the solicited event (SE), B %s", un, a->flags & RT_MSG_SE ? "sets" : "does not set",
+		       b->flags & RT_MSG_SE ? "does" : "does not");
+	bool addressed = a->family != RT_FAMILY_SEND && !(a->flags & RT_MSG_PARTIAL) && !(b->flags & RT_MSG_PARTIAL);
 	uint64_t ra = a->va - d->base_va[0], rb = b->va - d->base_va[1];
 	if (addressed && ra != rb) {
 		snprintf(x, sizeof x, "first + 0x%llx", (unsigned long long)ra);
@@ -178,15 +174,15 @@ static void compare_values(const struct dir *d, uint64_t n, const struct diff_ms
 		differ(d, RT_DIFF_ATOMIC, n, a, b, x, y, "message %llu: atomic operands (swap or add / compare) %s in A, "
 		       "%s in B", un, x, y);
 	}
-	bool comparable = whole(a) && whole(b) && !((a->flags | b->flags) & MSG_TRUNCATED);
+	bool comparable = whole(a) && whole(b) && !((a->flags | b->flags) & RT_MSG_TRUNCATED);
 	if (d->st->opt.payload && comparable && a->length == b->length && a->payload_hash != b->payload_hash)
 		differ(d, RT_DIFF_PAYLOAD, n, a, b, "", "", "message %llu: the %u payload bytes differ", un, a->length);
 }
 
-static void compare_response(const struct dir *d, uint64_t n, const struct diff_msg *a, const struct diff_msg *b)
+static void compare_response(const struct dir *d, uint64_t n, const struct rt_message *a, const struct rt_message *b)
 {
 	char x[80], y[80];
-	if (!(a->flags & b->flags & MSG_RESP_DONE))
+	if (!(a->flags & b->flags & RT_MSG_RESP_DONE))
 		return;
 	if (a->family == RT_FAMILY_READ_REQUEST &&
 	    (a->resp_len != b->resp_len || a->resp_packets != b->resp_packets || a->resp_first_len != b->resp_first_len)) {
@@ -202,7 +198,7 @@ static void compare_response(const struct dir *d, uint64_t n, const struct diff_
 }
 
 /* How a message cut into several packets asks for ACKs: 0 on none, 1 on the last only, 2 on all, 3 otherwise. */
-static int ackreq_policy(const struct diff_msg *m)
+static int ackreq_policy(const struct rt_message *m)
 {
 	if (!m->ackreq)
 		return 0;
@@ -211,7 +207,7 @@ static int ackreq_policy(const struct diff_msg *m)
 	return m->ackreq == m->packets ? 2 : 3;
 }
 
-static void compare_behaviour(const struct dir *d, uint64_t n, const struct diff_msg *a, const struct diff_msg *b)
+static void compare_behaviour(const struct dir *d, uint64_t n, const struct rt_message *a, const struct rt_message *b)
 {
 	char x[80], y[80];
 	unsigned long long un = n;
@@ -230,12 +226,12 @@ static void compare_behaviour(const struct dir *d, uint64_t n, const struct diff
 		       "(%s the last)", un, x, a->last_ackreq ? "with" : "not", y, b->last_ackreq ? "with" : "not");
 	}
 	bool acked_both_ways = d->answers[0] && d->answers[1] && a->family != RT_FAMILY_READ_REQUEST;
-	if (acked_both_ways && (a->flags ^ b->flags) & MSG_ACKED)
-		differ(d, RT_DIFF_ACK_COALESCING, n, a, b, a->flags & MSG_ACKED ? "own ACK" : "coalesced",
-		       b->flags & MSG_ACKED ? "own ACK" : "coalesced",
+	if (acked_both_ways && (a->flags ^ b->flags) & RT_MSG_ACKED)
+		differ(d, RT_DIFF_ACK_COALESCING, n, a, b, a->flags & RT_MSG_ACKED ? "own ACK" : "coalesced",
+		       b->flags & RT_MSG_ACKED ? "own ACK" : "coalesced",
 		       "message %llu: acknowledged %s in A, %s in B", un,
-		       a->flags & MSG_ACKED ? "by an ACK of its own" : "only by a later ACK",
-		       b->flags & MSG_ACKED ? "by an ACK of its own" : "only by a later ACK");
+		       a->flags & RT_MSG_ACKED ? "by an ACK of its own" : "only by a later ACK",
+		       b->flags & RT_MSG_ACKED ? "by an ACK of its own" : "only by a later ACK");
 	if (a->resent != b->resent) {
 		snprintf(x, sizeof x, "%u", a->resent);
 		snprintf(y, sizeof y, "%u", b->resent);
@@ -244,7 +240,7 @@ static void compare_behaviour(const struct dir *d, uint64_t n, const struct diff
 	}
 }
 
-static void compare_messages(const struct dir *d, size_t i, const struct diff_msg *a, const struct diff_msg *b)
+static void compare_messages(const struct dir *d, size_t i, const struct rt_message *a, const struct rt_message *b)
 {
 	uint64_t n = i + 1;
 	compare_shape(d, n, a, b);
@@ -255,11 +251,31 @@ static void compare_messages(const struct dir *d, size_t i, const struct diff_ms
 
 /* ---- alignment --------------------------------------------------------------- */
 
-/* How many messages after from the next whole one with key is; 0 when none within LOOKAHEAD. */
-static size_t find_key(const struct diff_half *h, size_t from, uint64_t key)
+/* How far ahead alignment looks for a message one capture lacks. */
+#define LOOKAHEAD 16
+/* Messages a queue holds before a step is taken on it (unless its capture ended): every look ahead sees them. */
+#define READY (2 * LOOKAHEAD + 1)
+
+static const struct rt_message *msg_at(const struct diff_queue *q, uint64_t k)
 {
-	for (size_t k = 1; k <= LOOKAHEAD && from + k < h->n; k++)
-		if (whole(&h->msgs[from + k]) && diff_msg_key(&h->msgs[from + k]) == key)
+	return diff_queue_at(q, k);
+}
+
+/* Takes count messages off capture k's queue. */
+static void take(struct dir *d, int k, uint64_t count)
+{
+	struct diff_queue *q = &d->q->q[k];
+	bool was_full = diff_queue_len(q) >= DIFF_WINDOW;
+	diff_queue_pop(q, count);
+	if (was_full && diff_queue_len(q) < DIFF_WINDOW)
+		d->st->full[k]--;
+}
+
+/* How many messages after from the next whole one with key is; 0 when none within LOOKAHEAD. */
+static uint64_t find_key(const struct diff_queue *q, uint64_t from, uint64_t key)
+{
+	for (uint64_t k = 1; k <= LOOKAHEAD && from + k < q->n; k++)
+		if (whole(msg_at(q, from + k)) && diff_msg_key(msg_at(q, from + k)) == key)
 			return k;
 	return 0;
 }
@@ -268,19 +284,19 @@ static size_t find_key(const struct diff_half *h, size_t from, uint64_t key)
  * Capture `lacks` has nothing for count messages of the other from index
  * from on; next is the lacking capture's message after the hole.
  */
-static void lacking(struct dir *d, int lacks, size_t from, size_t count, const struct diff_msg *next, bool matched)
+static void lacking(struct dir *d, int lacks, uint64_t from, uint64_t count, const struct rt_message *next)
 {
 	int has = 1 - lacks;
-	if (!matched) {
-		d->skipped[has] += count;
+	if (!d->q->matched) {
+		d->q->skipped[has] += count;
 		return;
 	}
-	if (next->flags & MSG_AFTER_GAP) {
-		d->gap_missing[lacks] += count;
+	if (next->flags & RT_MSG_AFTER_GAP) {
+		d->q->gap_missing[lacks] += count;
 		return;
 	}
-	for (size_t k = 0; k < count; k++) {
-		const struct diff_msg *m = &d->h[has]->msgs[from + k];
+	for (uint64_t k = 0; k < count; k++) {
+		const struct rt_message *m = msg_at(&d->q->q[has], from + k);
 		char op[80], desc[120];
 		op_name(m, op, sizeof op);
 		snprintf(desc, sizeof desc, "%s of %u B", op, m->length);
@@ -290,28 +306,28 @@ static void lacking(struct dir *d, int lacks, size_t from, size_t count, const s
 	}
 }
 
-/* How many messages of h from i on start before PSN upto (the ones another capture's hole covers). */
-static size_t in_hole(const struct diff_half *h, size_t i, uint64_t upto)
+/* How many messages of q from i on start before PSN upto (the ones another capture's hole covers). */
+static uint64_t in_hole(const struct diff_queue *q, uint64_t i, uint64_t upto)
 {
-	size_t n = 0;
-	while (i + n < h->n && h->msgs[i + n].start < upto)
+	uint64_t n = 0;
+	while (i + n < q->n && msg_at(q, i + n)->start < upto)
 		n++;
 	return n;
 }
 
 /* How many of the next messages from i and j on agree in operation and length, up to LOOKAHEAD / 2. */
-static size_t run_of_matches(const struct diff_half *ha, size_t i, const struct diff_half *hb, size_t j)
+static uint64_t run_of_matches(const struct diff_queue *qa, uint64_t i, const struct diff_queue *qb, uint64_t j)
 {
-	size_t n = 0;
-	for (size_t k = 0; k < LOOKAHEAD / 2 && i + k < ha->n && j + k < hb->n; k++)
-		n += diff_msg_key(&ha->msgs[i + k]) == diff_msg_key(&hb->msgs[j + k]);
+	uint64_t n = 0;
+	for (uint64_t k = 0; k < LOOKAHEAD / 2 && i + k < qa->n && j + k < qb->n; k++)
+		n += diff_msg_key(msg_at(qa, i + k)) == diff_msg_key(msg_at(qb, j + k));
 	return n;
 }
 
-/* How far the two captures' remaining message counts are apart after an option. */
-static size_t imbalance(const struct diff_half *ha, size_t i, const struct diff_half *hb, size_t j)
+/* How far the two captures' remaining message counts (of the whole capture) are apart after an option. */
+static uint64_t imbalance(const struct diff_queue *qa, uint64_t i, const struct diff_queue *qb, uint64_t j)
 {
-	size_t ra = i < ha->n ? ha->n - i : 0, rb = j < hb->n ? hb->n - j : 0;
+	uint64_t ra = i < qa->total ? qa->total - i : 0, rb = j < qb->total ? qb->total - j : 0;
 	return ra > rb ? ra - rb : rb - ra;
 }
 
@@ -323,13 +339,13 @@ static size_t imbalance(const struct diff_half *ha, size_t i, const struct diff_
  * with as many messages each, then the substitution (repeated identical
  * messages make every option agree).
  */
-static void choose_skip(const struct diff_half *ha, size_t i, const struct diff_half *hb, size_t j, size_t *skip_a,
-			size_t *skip_b)
+static void choose_skip(const struct diff_queue *qa, const struct diff_queue *qb, uint64_t *skip_a, uint64_t *skip_b)
 {
-	size_t db = find_key(hb, j, diff_msg_key(&ha->msgs[i])), da = find_key(ha, i, diff_msg_key(&hb->msgs[j]));
-	size_t best = run_of_matches(ha, i + 1, hb, j + 1), best_imb = imbalance(ha, i + 1, hb, j + 1);
+	uint64_t i = qa->base, j = qb->base;
+	uint64_t db = find_key(qb, j, diff_msg_key(msg_at(qa, i))), da = find_key(qa, i, diff_msg_key(msg_at(qb, j)));
+	uint64_t best = run_of_matches(qa, i + 1, qb, j + 1), best_imb = imbalance(qa, i + 1, qb, j + 1);
 	if (db) {
-		size_t sc = run_of_matches(ha, i, hb, j + db), imb = imbalance(ha, i, hb, j + db);
+		uint64_t sc = run_of_matches(qa, i, qb, j + db), imb = imbalance(qa, i, qb, j + db);
 		if (sc > best || (sc == best && imb < best_imb)) {
 			best = sc;
 			best_imb = imb;
@@ -337,12 +353,134 @@ static void choose_skip(const struct diff_half *ha, size_t i, const struct diff_
 		}
 	}
 	if (da) {
-		size_t sc = run_of_matches(ha, i + da, hb, j), imb = imbalance(ha, i + da, hb, j);
+		uint64_t sc = run_of_matches(qa, i + da, qb, j), imb = imbalance(qa, i + da, qb, j);
 		if (sc > best || (sc == best && imb < best_imb)) {
 			*skip_b = 0;
 			*skip_a = da;
 		}
 	}
+}
+
+static void aligned(struct dir *d, const struct rt_message *a, const struct rt_message *b)
+{
+	struct diff_dir *q = d->q;
+	compare_messages(d, a->index - 1, a, b);
+	q->next[0] = a->end + 1;
+	q->next[1] = b->end + 1;
+	if (a->flags & b->flags & RT_MSG_ACKED && q->n_delays < DIFF_DELAYS) {
+		for (int k = 0; k < 2; k++)
+			if (!q->delays[k] && !(q->delays[k] = malloc(DIFF_DELAYS * sizeof *q->delays[k])))
+				d->st->failed = true;
+		if (q->delays[0] && q->delays[1]) {
+			q->delays[0][q->n_delays] = a->ack_ns;
+			q->delays[1][q->n_delays++] = b->ack_ns;
+		}
+	}
+	q->matched = true;
+	d->pair->matched[d->side]++;
+	take(d, 0, 1);
+	take(d, 1, 1);
+}
+
+/* Both queues hold a message: one step of the alignment (a partial message, a hole, a skip or a pair). */
+static void align_step(struct dir *d)
+{
+	struct diff_dir *q = d->q;
+	struct diff_queue *qa = &q->q[0], *qb = &q->q[1];
+	const struct rt_message *a = msg_at(qa, qa->base), *b = msg_at(qb, qb->base);
+	if ((a->flags | b->flags) & RT_MSG_PARTIAL) {
+		/* Its beginning is not in the capture: nothing to compare it with. */
+		for (int k = 0; k < 2; k++)
+			if ((k ? b : a)->flags & RT_MSG_PARTIAL) {
+				q->partial[k]++;
+				take(d, k, 1);
+			}
+		return;
+	}
+	uint64_t skip_b = 0, skip_a = 0;
+	/* A capture that jumped over PSNs missed what the other has there. */
+	if (q->matched && (b->flags & RT_MSG_AFTER_GAP))
+		skip_a = in_hole(qa, qa->base, q->next[0] + (b->start - q->next[1]));
+	if (q->matched && (a->flags & RT_MSG_AFTER_GAP) && !skip_a)
+		skip_b = in_hole(qb, qb->base, q->next[1] + (a->start - q->next[0]));
+	if (skip_a || skip_b) {
+		q->gap_missing[skip_a ? 1 : 0] += skip_a + skip_b;
+		take(d, 0, skip_a);
+		take(d, 1, skip_b);
+		return;
+	}
+	if (diff_msg_key(a) != diff_msg_key(b))
+		choose_skip(qa, qb, &skip_a, &skip_b);
+	if (skip_b) {
+		lacking(d, 0, qb->base, skip_b, a);
+		take(d, 1, skip_b);
+	} else if (skip_a) {
+		lacking(d, 1, qa->base, skip_a, b);
+		take(d, 0, skip_a);
+	} else {
+		aligned(d, a, b);
+	}
+}
+
+static struct dir dir_of(struct diff_state *st, size_t p, int s)
+{
+	struct rt_diff_pair *pair = &st->pairs[p];
+	const struct diff_flow *fa = &st->cap[0].flows[pair->flow_a - 1], *fb = &st->cap[1].flows[pair->flow_b - 1];
+	int sb = s ^ pair->swapped;
+	return (struct dir){ .st = st, .pair = pair, .side = s, .q = &st->dirs[p][s],
+			     .base_va = { fa->base_va[s], fb->base_va[sb] },
+			     .answers = { fa->side[1 - s].credits != 0, fb->side[1 - sb].credits != 0 } };
+}
+
+/* One step if the queues allow it (force: whatever they hold); false when none was taken. */
+static bool try_step(struct dir *d, bool force)
+{
+	struct diff_queue *q = d->q->q;
+	bool ended[2] = { d->st->cap[0].ended, d->st->cap[1].ended };
+	uint64_t len[2] = { diff_queue_len(&q[0]), diff_queue_len(&q[1]) };
+	for (int k = 0; k < 2; k++) {
+		/* The counterparts of messages passed over: passed over too, so that the two stay in step. */
+		uint64_t owed = d->q->owed[k] < len[k] ? d->q->owed[k] : len[k];
+		if (owed) {
+			d->q->owed[k] -= owed;
+			take(d, k, owed);
+			return true;
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (len[k] || !len[1 - k])
+			continue;
+		if (ended[k]) {
+			/* One capture has no more of this direction: the other's messages are after what it holds. */
+			d->q->skipped[1 - k] += len[1 - k];
+			take(d, 1 - k, len[1 - k]);
+			return true;
+		}
+		if (!force || len[1 - k] < DIFF_WINDOW)
+			return false;
+		/* The other capture has nothing for a whole window of these: pass the oldest over, and say so. */
+		d->q->resynced[1 - k]++;
+		d->q->owed[k]++;
+		take(d, 1 - k, 1);
+		return true;
+	}
+	if (!len[0] || !len[1])
+		return false;
+	if (!force && ((len[0] < READY && !ended[0]) || (len[1] < READY && !ended[1])))
+		return false;
+	align_step(d);
+	return true;
+}
+
+void diff_align(struct diff_state *st, size_t p, int s, bool force)
+{
+	struct dir d = dir_of(st, p, s);
+	if (force) {
+		try_step(&d, true);
+		return;
+	}
+	while (try_step(&d, false))
+		;
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -351,19 +489,15 @@ static int cmp_i64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* The ACK delays of the aligned messages both acknowledged on their own. */
-struct delays {
-	int64_t *v[2];
-	size_t n;
-};
-
-static void compare_timing(const struct dir *d, struct delays *t)
+static void compare_timing(const struct dir *d)
 {
-	if (t->n < 3)
+	struct diff_dir *q = d->q;
+	size_t n = q->n_delays;
+	if (n < 3)
 		return;
-	qsort(t->v[0], t->n, sizeof *t->v[0], cmp_i64);
-	qsort(t->v[1], t->n, sizeof *t->v[1], cmp_i64);
-	int64_t a = t->v[0][t->n / 2], b = t->v[1][t->n / 2];
+	qsort(q->delays[0], n, sizeof *q->delays[0], cmp_i64);
+	qsort(q->delays[1], n, sizeof *q->delays[1], cmp_i64);
+	int64_t a = q->delays[0][n / 2], b = q->delays[1][n / 2];
 	int64_t lo = a < b ? a : b, hi = a < b ? b : a;
 	/* Twice as long and a microsecond apart: capture points and clocks alone do not explain it. */
 	if (hi - lo < 1000 || hi < 2 * lo)
@@ -373,89 +507,33 @@ static void compare_timing(const struct dir *d, struct delays *t)
 	snprintf(y, sizeof y, "%.3f us", (double)b / 1000);
 	differ(d, RT_DIFF_ACK_TIMING, 0, NULL, NULL, x, y,
 	       "side %d's messages: median time from a message's last packet to its ACK %s in A, %s in B (%zu messages)",
-	       d->side, x, y, t->n);
-}
-
-static void align(struct dir *d)
-{
-	const struct diff_half *ha = d->h[0], *hb = d->h[1];
-	size_t i = 0, j = 0, cap = ha->n < hb->n ? ha->n : hb->n;
-	struct delays t = { { malloc((cap + 1) * sizeof(int64_t)), malloc((cap + 1) * sizeof(int64_t)) }, 0 };
-	bool matched = false;
-	uint64_t next[2] = { 0, 0 };	/* each capture's PSN after the last aligned message */
-	while (i < ha->n && j < hb->n) {
-		const struct diff_msg *a = &ha->msgs[i], *b = &hb->msgs[j];
-		if ((a->flags | b->flags) & MSG_PARTIAL) {
-			/* Its beginning is not in the capture: nothing to compare it with. */
-			d->partial[0] += a->flags & MSG_PARTIAL ? 1 : 0;
-			d->partial[1] += b->flags & MSG_PARTIAL ? 1 : 0;
-			i += a->flags & MSG_PARTIAL ? 1 : 0;
-			j += b->flags & MSG_PARTIAL ? 1 : 0;
-			continue;
-		}
-		size_t skip_b = 0, skip_a = 0;
-		/* A capture that jumped over PSNs missed what the other has there. */
-		if (matched && (b->flags & MSG_AFTER_GAP))
-			skip_a = in_hole(ha, i, next[0] + (b->start - next[1]));
-		if (matched && (a->flags & MSG_AFTER_GAP) && !skip_a)
-			skip_b = in_hole(hb, j, next[1] + (a->start - next[0]));
-		if (skip_a || skip_b) {
-			d->gap_missing[skip_a ? 1 : 0] += skip_a + skip_b;
-			i += skip_a;
-			j += skip_b;
-			continue;
-		}
-		if (diff_msg_key(a) != diff_msg_key(b))
-			choose_skip(ha, i, hb, j, &skip_a, &skip_b);
-		if (skip_b) {
-			lacking(d, 0, j, skip_b, a, matched);
-			j += skip_b;
-			continue;
-		}
-		if (skip_a) {
-			lacking(d, 1, i, skip_a, b, matched);
-			i += skip_a;
-			continue;
-		}
-		compare_messages(d, i, a, b);
-		next[0] = a->end + 1;
-		next[1] = b->end + 1;
-		if (t.v[0] && t.v[1] && (a->flags & b->flags & MSG_ACKED)) {
-			t.v[0][t.n] = a->ack_ns;
-			t.v[1][t.n++] = b->ack_ns;
-		}
-		matched = true;
-		d->pair->matched[d->side]++;
-		i++;
-		j++;
-	}
-	d->skipped[0] += ha->n - i;
-	d->skipped[1] += hb->n - j;
-	compare_timing(d, &t);
-	free(t.v[0]);
-	free(t.v[1]);
+	       d->side, x, y, n);
 }
 
 /* ---- per direction, side and flow -------------------------------------------- */
 
 static void coverage_notes(struct dir *d)
 {
+	const struct diff_dir *q = d->q;
 	for (int k = 0; k < 2; k++) {
 		const char *me = k ? "B" : "A", *other = k ? "A" : "B";
-		unsigned long long n = d->h[k]->n;
-		if (!d->h[1 - k]->n && n) {
+		unsigned long long n = q->q[k].total;
+		if (!q->q[1 - k].total && n) {
 			note(d->pair, "side %d sends %llu message(s) in %s, none in %s", d->side, n, me, other);
 			continue;
 		}
-		if (d->skipped[k])
+		if (q->skipped[k])
 			note(d->pair, "side %d: %llu message(s) of %s before or after what %s holds", d->side,
-			     (unsigned long long)d->skipped[k], me, other);
-		if (d->partial[k])
-			note(d->pair, "side %d: %s holds %llu message(s) only in part (their beginning is not in the capture)", d->side, me,
-			     (unsigned long long)d->partial[k]);
-		if (d->gap_missing[k])
+			     (unsigned long long)q->skipped[k], me, other);
+		if (q->partial[k])
+			note(d->pair, "side %d: %s holds %llu message(s) only in part (their beginning is not in the capture)",
+			     d->side, me, (unsigned long long)q->partial[k]);
+		if (q->gap_missing[k])
 			note(d->pair, "side %d: %s's capture misses %llu message(s) (PSNs skipped by the capture)", d->side,
-			     me, (unsigned long long)d->gap_missing[k]);
+			     me, (unsigned long long)q->gap_missing[k]);
+		if (q->resynced[k])
+			note(d->pair, "side %d: %llu message(s) of each capture not compared: %s ran more than %u messages "
+			     "ahead of %s (resync)", d->side, (unsigned long long)q->resynced[k], me, DIFF_WINDOW, other);
 	}
 }
 
@@ -470,23 +548,15 @@ static void credit_set(uint32_t mask, char *buf, size_t size)
 		snprintf(buf + n, size - n, "}");
 }
 
-static void compare_direction(struct diff_state *st, struct rt_diff_pair *pair, int s)
+static void finish_direction(struct diff_state *st, size_t p, int s)
 {
-	const struct diff_flow *fa = &st->cap[0].flows[pair->flow_a - 1], *fb = &st->cap[1].flows[pair->flow_b - 1];
-	int sb = s ^ pair->swapped;
-	struct dir d = { .st = st, .pair = pair, .side = s, .h = { &fa->half[s], &fb->half[sb] }, .f = { fa, fb } };
-	const struct diff_side_facts *ra = &fa->side[1 - s], *rb = &fb->side[1 - sb];
-	d.answers[0] = ra->credits != 0;
-	d.answers[1] = rb->credits != 0;
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < d.h[k]->n; i++)
-			if (d.h[k]->msgs[i].family != RT_FAMILY_SEND && !(d.h[k]->msgs[i].flags & MSG_PARTIAL)) {
-				d.base_va[k] = d.h[k]->msgs[i].va;
-				break;
-			}
-	pair->messages_a[s] = d.h[0]->n;
-	pair->messages_b[s] = d.h[1]->n;
-	align(&d);
+	struct dir d = dir_of(st, p, s);
+	struct rt_diff_pair *pair = d.pair;
+	const struct diff_side_facts *ra = &st->cap[0].flows[pair->flow_a - 1].side[1 - s];
+	const struct diff_side_facts *rb = &st->cap[1].flows[pair->flow_b - 1].side[1 - (s ^ pair->swapped)];
+	while (try_step(&d, false))
+		;
+	compare_timing(&d);
 	coverage_notes(&d);
 	if (ra->credits && rb->credits && ra->credits != rb->credits) {
 		char x[80], y[80];
@@ -495,6 +565,11 @@ static void compare_direction(struct diff_state *st, struct rt_diff_pair *pair, 
 		differ(&d, RT_DIFF_ACK_CREDIT, 0, NULL, NULL, x, y, "side %d's ACKs carry credit codes %s in A, %s in B",
 		       1 - s, x, y);
 	}
+	for (int k = 0; k < 2; k++) {
+		free(d.q->q[k].ring);
+		free(d.q->delays[k]);
+	}
+	memset(d.q, 0, sizeof *d.q);
 }
 
 /* TOS, MigReq and TTL of A's side s and B's side s ^ swapped. */
@@ -533,10 +608,11 @@ static void sport_policy(const struct diff_flow *f, char *buf, size_t size)
 		 : "a port per side", a->sport_varies || b->sport_varies ? " (varying)" : "", ranged ? "in" : "outside");
 }
 
-void diff_compare_pair(struct diff_state *st, struct rt_diff_pair *pair)
+void diff_finish_pair(struct diff_state *st, size_t p)
 {
+	struct rt_diff_pair *pair = &st->pairs[p];
 	for (int s = 0; s < 2; s++)
-		compare_direction(st, pair, s);
+		finish_direction(st, p, s);
 	for (int s = 0; s < 2; s++)
 		compare_side(st, pair, s);
 	char x[80], y[80];

@@ -13,21 +13,14 @@
 
 #include "diff_priv.h"
 
-#define SIGNATURE_MESSAGES 64
 /* Beyond this many candidate pairs, flows pair in order of appearance only. */
 #define MAX_CANDIDATES (1u << 20)
 
-uint64_t diff_msg_key(const struct diff_msg *m)
+uint64_t diff_msg_key(const struct rt_message *m)
 {
-	uint64_t ops = (uint64_t)m->family << 8 | (m->flags & MSG_IMM ? 1u : 0) | (m->flags & MSG_IETH ? 2u : 0);
+	uint64_t ops = (uint64_t)m->family << 8 | (m->flags & RT_MSG_IMM ? 1u : 0) | (m->flags & RT_MSG_IETH ? 2u : 0);
 	return ops << 32 | m->length;
 }
-
-/* The keys of a direction's first complete messages, sorted. */
-struct signature {
-	uint64_t key[SIGNATURE_MESSAGES];
-	unsigned n;
-};
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -35,17 +28,15 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void signature_of(const struct diff_half *h, struct signature *s)
+/* The keys of a direction's first complete messages, sorted. */
+static void signature_of(const struct diff_signature *from, struct diff_signature *s)
 {
-	s->n = 0;
-	for (size_t i = 0; i < h->n && s->n < SIGNATURE_MESSAGES; i++)
-		if (!(h->msgs[i].flags & (MSG_PARTIAL | MSG_INCOMPLETE)))
-			s->key[s->n++] = diff_msg_key(&h->msgs[i]);
+	*s = *from;
 	qsort(s->key, s->n, sizeof s->key[0], cmp_u64);
 }
 
 /* Keys both sorted lists hold (as multisets). */
-static unsigned overlap(const struct signature *a, const struct signature *b)
+static unsigned overlap(const struct diff_signature *a, const struct diff_signature *b)
 {
 	unsigned i = 0, j = 0, n = 0;
 	while (i < a->n && j < b->n) {
@@ -142,7 +133,7 @@ static int pair_mapped(struct diff_state *st, bool *taken_a, bool *taken_b, stru
 	return 0;
 }
 
-static unsigned score(const struct signature sa[2], const struct signature sb[2], bool swapped)
+static unsigned score(const struct diff_signature sa[2], const struct diff_signature sb[2], bool swapped)
 {
 	return overlap(&sa[0], &sb[swapped]) + overlap(&sa[1], &sb[!swapped]);
 }
@@ -155,11 +146,11 @@ static struct candidate *candidates(const struct diff_state *st, const bool *tak
 	if ((uint64_t)A->n_flows * B->n_flows > MAX_CANDIDATES / 2)
 		return NULL;
 	struct candidate *c = malloc((2 * A->n_flows * B->n_flows + 1) * sizeof *c);
-	struct signature(*sig)[2] = malloc((A->n_flows + B->n_flows + 1) * sizeof *sig);
+	struct diff_signature(*sig)[2] = malloc((A->n_flows + B->n_flows + 1) * sizeof *sig);
 	for (size_t i = 0; c && sig && i < A->n_flows + B->n_flows; i++) {
 		const struct diff_flow *f = i < A->n_flows ? &A->flows[i] : &B->flows[i - A->n_flows];
-		signature_of(&f->half[0], &sig[i][0]);
-		signature_of(&f->half[1], &sig[i][1]);
+		signature_of(&f->sig[0], &sig[i][0]);
+		signature_of(&f->sig[1], &sig[i][1]);
 	}
 	for (size_t i = 0; c && sig && i < A->n_flows; i++) {
 		for (size_t j = 0; j < B->n_flows; j++) {
@@ -180,7 +171,7 @@ static struct candidate *candidates(const struct diff_state *st, const bool *tak
 /* Requests of a flow's side: which side plays the requester's part most. */
 static uint64_t requests(const struct diff_flow *f, int side)
 {
-	return f->half[side].n;
+	return f->messages[side];
 }
 
 /* Flows left over: in order of appearance, the side that sent more requests as the other's. */

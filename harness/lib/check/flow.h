@@ -148,6 +148,7 @@ enum flow_note {
 	NOTE_FIELDS_CUT,		/* headers a rule needs cut by the snap length (detail: rt_ext_header bits) */
 	NOTE_INTERLEAVED,		/* an answer captured before the request it answers */
 	NOTE_LATE_PACKET,		/* a resend of an earlier run captured after a newer NAK */
+	NOTE_RESEND_AFTER_ACK,		/* a resend captured just after the answer that acknowledged it */
 	NOTE_COUNT
 };
 
@@ -202,7 +203,12 @@ struct stream {
 	/* What the responder has acknowledged, as the capture shows it. */
 	bool have_acked;
 	uint32_t acked;		/* every PSN up to and including this one */
+	/* The answer that last moved acked, and what was acknowledged before it. */
+	int64_t acked_ts;
+	bool had_acked;
+	uint32_t acked_before;
 	int64_t progress_ts;	/* last time the requester's timer had reason to restart */
+	int64_t last_req_ts;	/* the newest request: the latest the timer may have been restarted */
 
 	/* Requester duties after NAKs. */
 	enum nak_pending nak;	/* the newest NAK sequence error; its PSN, frame, time stay when answered */
@@ -286,6 +292,7 @@ struct flow {
 	struct rt_ladder_event *ladder;
 	uint32_t ladder_cap;
 	uint32_t run_count;	/* packets in that run */
+	struct msg_track *msgs;	/* check_msg.c, only with on_message */
 };
 
 /* Everything a stream rule needs about the packet at hand. */
@@ -298,6 +305,14 @@ struct pkt_ctx {
 	uint8_t ladder_flags;	/* rules add RT_LADDER_* here */
 };
 
+/*
+ * How far a capture point that merges a port's two queues (a mirror port,
+ * ibdump) may misplace a packet: an answer this much before its request,
+ * or a resend this much after a newer NAK, is capture order, not send order.
+ * The default of checker_env.in_flight_ns (rt_check_config.in_flight_us).
+ */
+#define INTERLEAVE_NS 50000LL
+
 struct checker_env {
 	const struct rt_check_config *cfg;
 	struct rt_verdicts *v;
@@ -308,6 +323,12 @@ struct checker_env {
 	 * else 0. Timer rules allow it at both ends of what they measure.
 	 */
 	int64_t ts_slack_ns;
+	/*
+	 * How long a packet may be between the capture point and the endpoint
+	 * that acts on it (INTERLEAVE_NS unless configured): within it, capture
+	 * order need not be the order the endpoints saw.
+	 */
+	int64_t in_flight_ns;
 };
 
 /* check_flow.c: the SEQ/RSP/REQ rules (check_seq.c, check_rsp.c, check_req.c; check_flow.h). */
@@ -317,6 +338,12 @@ void flow_note(struct flow *f, enum flow_note kind, uint64_t frame, uint32_t psn
 void flow_free_state(struct flow *f);
 /* The PMTU that governs what `side` sends: given, inferred, or 0. */
 uint32_t flow_side_pmtu(const struct checker_env *env, const struct flow *f, int side);
+
+/* check_msg.c: the messages for rt_check_config.on_message. */
+void msg_track_packet(const struct rt_check_config *cfg, struct flow *f, const struct rt_packet *p, int side,
+		      uint64_t frame, int64_t ts_ns);
+void msg_track_finish(const struct rt_check_config *cfg, struct flow *f);
+void msg_track_free(struct flow *f);
 
 /* ladder.c */
 void ladder_add(struct flow *f, const struct rt_ladder_event *e);

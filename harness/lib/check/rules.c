@@ -80,6 +80,8 @@ void rt_verdict_fail(struct rt_verdicts *v, enum rt_rule rule, enum rt_severity 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (v->as_error[rule])
+		severity = RT_SEV_ERROR;
 	struct rt_violation viol = { .rule = rule, .severity = severity, .frame = frame, .flow = v->flow, .message = msg };
 	v->on_violation(v->ctx, &viol);
 }

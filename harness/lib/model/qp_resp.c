@@ -24,7 +24,7 @@
 #define SYNDROME_ACK(credits) ((uint8_t)(credits))
 #define SYNDROME_RNR(timer) ((uint8_t)(0x20 | (timer)))
 #define SYNDROME_NAK(code) ((uint8_t)(0x60 | (code)))
-enum nak_code { NAK_PSN_SEQUENCE = 0, NAK_INVALID_REQUEST = 1, NAK_REMOTE_ACCESS = 2 };
+enum nak_code { NAK_PSN_SEQUENCE = 0, NAK_INVALID_REQUEST = 1, NAK_REMOTE_ACCESS = 2, NAK_REMOTE_OPERATIONAL = 3 };
 
 int resp_init(struct rt_qp *qp, struct rt_error *err)
 {
@@ -305,6 +305,11 @@ static bool message_packet(struct rt_qp *qp, const struct rt_packet *p)
 
 	if (!in_sequence(qp, p, starts))
 		return reject_message(qp, p);
+	if (starts && qp->cfg.transport == RT_TRANSPORT_RC && qp->cfg.op_error_msg &&
+	    ((s->msn + 1) & 0xFFFFFF) == qp->cfg.op_error_msg) {
+		fatal(qp, NAK_REMOTE_OPERATIONAL, p->bth.psn);
+		return false;
+	}
 	if (starts && op->family == RT_FAMILY_WRITE && !open_write(qp, p))
 		return false;
 	/* A SEND, and the immediate of a WRITE, need a receive buffer. */

@@ -562,7 +562,8 @@ struct node_key {
 	X("rq_depth", K_NUM, FIELD(rq_depth), 0, UINT32_MAX)            \
 	X("recv_size", K_SIZE, FIELD(recv_size), 0, UINT32_MAX)         \
 	X("recv", K_RECV, NO_FIELD, 0, UINT32_MAX)                      \
-	X("cnp", K_ONOFF, FIELD(send_cnp), 0, 0)
+	X("cnp", K_ONOFF, FIELD(send_cnp), 0, 0)                        \
+	X("op_error", K_NUM, FIELD(op_error_msg), 0, UINT32_MAX)
 #define NODE_KEY_NAME(key, kind, field, min, max) key,
 #define NODE_KEY_ROW(key, kind, field, min, max) { kind, field, min, max },
 

@@ -27,6 +27,7 @@
 #include "iface_ctl.h"
 #include "rocetest/board.h"
 #include "rocetest/iface.h"
+#include "rocetest/peer.h"
 
 #define STEP_MAX 64
 #define STEP_MIN 4
@@ -101,6 +102,8 @@ static int reset_own(struct board *b, struct rt_error *err)
 		rt_error_set(err, "resetting the device: %s", msg);
 		return -1;
 	}
+	/* What its traffic generator sends to `rocetest peer`, which checks it. */
+	rt_txgen_pattern(0, b->dev->memory(b->dev->ctx), b->dev->info.mem_size);
 	return 0;
 }
 

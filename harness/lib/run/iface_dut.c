@@ -71,7 +71,7 @@ struct iface_dut {
 	struct ctl_status st;		/* the board's last status */
 	char fault[640];		/* the first failure no call could return */
 	char perr[768];
-	struct rt_iface_totals totals;
+	struct rt_run_live totals;
 	struct ctl_mem mem_msg;		/* a memory write being sent */
 };
 
@@ -620,6 +620,7 @@ int rt_iface_dut_open(const struct rt_iface_params *p, struct rt_dut_ops *ops, s
 	}
 	d->sampled = d->t0 = rt_wall_ns();
 	d->totals.slowdown = d->slowdown;
+	snprintf(d->totals.iface, sizeof d->totals.iface, "%s", p->iface);
 	snprintf(d->totals.tstamp, sizeof d->totals.tstamp, "%s", rt_live_tstamp(d->live));
 	fill_ops(d, ops, p->iface);
 	return 0;
@@ -631,7 +632,7 @@ void rt_iface_dut_addrs(const struct rt_dut_ops *ops, struct rt_run_addrs *a)
 	*a = d->addr;
 }
 
-void rt_iface_dut_totals(const struct rt_dut_ops *ops, struct rt_iface_totals *t)
+void rt_iface_dut_totals(const struct rt_dut_ops *ops, struct rt_run_live *t)
 {
 	struct iface_dut *d = ops->ctx;
 	struct rt_live_stats s;

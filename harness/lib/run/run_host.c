@@ -117,6 +117,33 @@ int run_arp(struct runner *r)
 	return -1;
 }
 
+/*
+ * What a board's memory and MAC may do, so that the suites do not pass only
+ * with the simulator's ideal ones: latencies of on-chip RAM to DRAM across a
+ * bus, and random back-pressure on every port. The throughput tests keep the
+ * device's default (their figures are the gate's).
+ */
+static const struct {
+	uint32_t mem_latency;	/* cycles (the Verilator model: 20 by default) */
+	double p_stall;
+} BENCH_PROFILES[] = {
+	{ 20, 0 }, { 2, 0 }, { 300, 0 }, { 20, 0.05 }, { 100, 0.2 }, { 600, 0.02 },
+};
+
+void run_bench_pick(struct runner *r)
+{
+	size_t n = sizeof BENCH_PROFILES / sizeof BENCH_PROFILES[0];
+	/* From the seed and the name, not r->rng: the test's traffic stays what it was. */
+	uint64_t h = r->opt->seed ^ 0xD1B54A32D192ED03ull;
+	for (const char *p = r->spec->name; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001B3ull;
+	size_t k = r->spec->throughput ? 0 : (size_t)((h ^ (h >> 29)) % n);
+	r->mem_latency = BENCH_PROFILES[k].mem_latency;
+	r->p_stall = BENCH_PROFILES[k].p_stall;
+	r->res->mem_latency = r->mem_latency;
+	r->res->p_stall = r->p_stall;
+}
+
 void run_dut_config(const struct runner *r, struct rt_dut_config *c, uint8_t pmtu_code)
 {
 	const struct rt_run_spec *s = r->spec;
@@ -127,6 +154,8 @@ void run_dut_config(const struct runner *r, struct rt_dut_config *c, uint8_t pmt
 	c->base_addr = r->dut->info.mem_base;
 	c->psn = s->psn;
 	c->pmtu_code = pmtu_code;
+	c->mem_latency = r->mem_latency;
+	c->p_stall = r->p_stall;
 	for (unsigned q = 0; q < RT_DUT_MAX_QP; q++) {
 		c->timeout[q] = s->timeout ? s->timeout : 14;
 		c->retry_cnt[q] = s->retry_cnt;

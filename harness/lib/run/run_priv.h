@@ -53,6 +53,14 @@ struct qp_side {
 	uint64_t recv_posted;
 };
 
+/* A link fault that hit frame `frame` (1-based) of device QP qp in direction dir, for the QP's twin. */
+struct fault_hit {
+	uint8_t qp, dir;
+	enum rt_fault_kind kind;
+	uint32_t frame;
+};
+#define MAX_FAULT_HITS 64
+
 struct runner {
 	struct rt_dut_ops *dut;
 	const struct rt_run_spec *spec;
@@ -60,6 +68,7 @@ struct runner {
 	struct rt_run_result *res;
 	struct rt_run_addrs addr;
 	uint64_t rng;
+	uint64_t mem_state;	/* rng as it was when it filled the device's memory (the twin's seed) */
 	double ns_per_tick;
 	int64_t now;		/* ns since reset */
 	struct rt_wire *wire;
@@ -76,6 +85,13 @@ struct runner {
 	uint32_t cm_pending;	/* CM requests waiting for their reply */
 	bool failure_full;	/* res->failure holds all it can */
 	bool port_checked;	/* the device's port_error was asked (and any reported) */
+	/* Per QP and direction, the frames put on the link, and the faults that hit them (run_twin.c). */
+	uint32_t qp_frames[RT_RUN_MAX_QP][2];
+	struct fault_hit hits[MAX_FAULT_HITS];
+	uint32_t n_hits;	/* may exceed MAX_FAULT_HITS: the twin then says so */
+	struct rt_link_stats link_seen[2];	/* the link's counters after the frame before */
+	uint32_t mem_latency;	/* the device's surroundings in this test (run_bench_pick) */
+	double p_stall;
 	uint8_t buf[MAX_FRAME];
 };
 
@@ -92,8 +108,18 @@ void run_ticks(struct runner *r, uint64_t n);
 uint32_t run_pull(struct runner *r, int64_t *t);
 int run_push(struct runner *r, const uint8_t *f, uint32_t len);
 
+/* The peer QP of device QP q (run_test.c), and the test's twin scenario beside its capture (run_twin.c). */
+void run_peer_config(const struct runner *r, unsigned q, struct rt_qp_config *cfg);
+/* Whether a WR of this enum rt_dut_opcode takes a receive buffer at the peer (run_test.c). */
+bool run_consumes_receive(uint8_t op);
+int run_write_twin(struct runner *r, struct rt_error *err);
+/* After rt_wire_send put device QP q's frame on the link in dir: counts it, notes a fault that hit it. */
+void run_twin_frame(struct runner *r, unsigned dir, unsigned q);
+
 /* run_host.c: the host's side of the setup. */
 void run_dut_config(const struct runner *r, struct rt_dut_config *c, uint8_t pmtu_code);
+/* The memory latency and back-pressure of r's test: seeded per test, the device's defaults for throughput. */
+void run_bench_pick(struct runner *r);
 int run_arp(struct runner *r);
 int run_open_qp(struct runner *r, unsigned q);
 void run_send_cm(struct runner *r, const struct rt_cm_msg *m);

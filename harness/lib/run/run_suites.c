@@ -24,13 +24,27 @@
  * messages at least). 64 KB WRITEs must reach 97 Gb/s (the line-rate limit
  * with RoCEv2 headers is 98.01).
  */
-#define THROUGHPUT(op, sz, nm, min)                                                                         \
+#define THROUGHPUT_RTT(op, sz, nm, min, rtt_us)                                                             \
 	{ .suite = "throughput", .name = nm, .n_qp = 4, .pmtu_code = PMTU4(4), .psn = 0x1000, .timeout = 14,  \
 	  .retry_cnt = 7, .rnr_retry = 7, .opcodes = OP(op), .sizes = RT_SIZES_FIXED, .size = sz,           \
 	  .wrs_per_qp = (4u << 20) / (sz) / 4 > 2 ? (4u << 20) / (sz) / 4 : 2, .throughput = true,          \
-	  .min_gbps = min,                                                                                  \
+	  .min_gbps = min, .one_way_ns = (rtt_us) * 500u,                                                   \
 	  .description = #op " messages of " #sz " bytes, PMTU 4096, on 4 QPs back to back: goodput at "     \
-			 "100 Gb/s with the peer's ACKs 2 us round trip away" }
+			 "100 Gb/s with the peer's ACKs " #rtt_us " us round trip away" }
+#define THROUGHPUT(op, sz, nm, min) THROUGHPUT_RTT(op, sz, nm, min, 2)
+
+/*
+ * RNR NAKs with timer code c (ms milliseconds by wire-facts.md's table) until
+ * the peer posts receives at post_us: the device must wait out each code's
+ * own timer, not one it assumed.
+ */
+#define RNR_CODE(c, ms, post_us)                                                                             \
+	{ .suite = "rnr", .name = "rnr-code-" #c,                                                            \
+	  .description = "RNR NAKs with timer code " #c " (" #ms " ms) until the peer posts receives at "   \
+			 #post_us " us: the device waits at least that long before each resend",             \
+	  .n_qp = 1, .pmtu_code = PMTU4(2), .psn = 0xB80, .retry_cnt = 7, .rnr_retry = 7, .opcodes = OP(SEND), \
+	  .sizes = RT_SIZES_FIXED, .size = 1500, .wrs_per_qp = 2, .peer = RT_PEER_RNR, .recv_post_us = post_us, \
+	  .rnr_timer = c, .min_rnr_naks = 2, .min_retransmissions = 1 }
 
 static const struct rt_run_spec specs[] = {
 	/* ---- messages: every opcode and length class ---- */
@@ -56,6 +70,11 @@ static const struct rt_run_spec specs[] = {
 	  .description = "all four opcodes interleaved on four QPs at once, random lengths up to 3 PMTU+7",
 	  .n_qp = 4, .pmtu_code = { 0, 1, 2, 3 }, .psn = 0x2000, .retry_cnt = 7, .rnr_retry = 7, .opcodes = ALL_OPS,
 	  .sizes = RT_SIZES_RANDOM, .wrs_per_qp = 40 },
+	{ .suite = "messages", .name = "write-over-16m",
+	  .description = "a WRITE and a WRITE with immediate of 16 MiB + 4099 bytes each (4097 packets at PMTU 4096): "
+			 "lengths, PSNs and the RETH's DMA length past 24 bits",
+	  .n_qp = 1, .pmtu_code = PMTU4(4), .psn = 0x400, .retry_cnt = 7, .rnr_retry = 7,
+	  .opcodes = OP(WRITE) | OP(WRITE_IMM), .sizes = RT_SIZES_FIXED, .size = (16u << 20) + 4099, .wrs_per_qp = 2 },
 	{ .suite = "messages", .name = "generator",
 	  .description = "the built-in traffic generator started by CM txmeta frames: SEND, SEND with immediate, "
 			 "WRITE and WRITE with immediate on QPs 0..3, 6 messages of 3000 bytes each",
@@ -139,6 +158,21 @@ static const struct rt_run_spec specs[] = {
 	  .opcodes = ALL_OPS, .sizes = RT_SIZES_RANDOM, .wrs_per_qp = 30,
 	  .faults = { FAULT(DROP, 0, 7, 7), FAULT(DROP, 0, 19, 19), FAULT(DROP, 0, 31, 31), FAULT(DROP, 1, 4, 4) },
 	  .n_faults = 4, .min_retransmissions = 3 },
+	{ .suite = "loss", .name = "retry-reload",
+	  .description = "retry_cnt 1, and three recoveries one after another: PSNs 0x781, 0x7A8 and 0x7D0 of 96 "
+			 "lost once each, 40 packets apart (13 us of sending, far more than the 2 us round trip), so "
+			 "each loss comes after the last NAK was obeyed. Each NAK costs the one retry and the "
+			 "progress it brings gives it back: every WR completes",
+	  .n_qp = 1, .pmtu_code = PMTU4(4), .psn = 0x780, .retry_cnt = 1, .rnr_retry = 7,
+	  .opcodes = OP(WRITE), .sizes = RT_SIZES_FIXED, .size = 65536, .wrs_per_qp = 6,
+	  .faults = { FAULT_PSN(DROP, 0, 0x781, 1), FAULT_PSN(DROP, 0, 0x7A8, 1), FAULT_PSN(DROP, 0, 0x7D0, 1) },
+	  .n_faults = 3, .min_naks = 3, .min_retransmissions = 3 },
+	{ .suite = "loss", .name = "single-loss-10us",
+	  .description = "single-loss with the peer a 10 us round trip away: far more requests in flight when the "
+			 "NAK comes; the device goes back N to the NAK's PSN all the same",
+	  .n_qp = 1, .pmtu_code = PMTU4(0), .psn = 0x500, .retry_cnt = 7, .rnr_retry = 7, .opcodes = OP(WRITE) | OP(SEND),
+	  .sizes = RT_SIZES_FIXED, .size = 5 * 256 + 13, .wrs_per_qp = 12, .one_way_ns = 5000,
+	  .faults = { FAULT(DROP, 0, 3, 3) }, .n_faults = 1, .min_naks = 1, .min_retransmissions = 1 },
 
 	/* ---- dup, reorder, corrupt ---- */
 	{ .suite = "link", .name = "duplicate-ack",
@@ -190,6 +224,9 @@ static const struct rt_run_spec specs[] = {
 	  .n_qp = 1, .pmtu_code = PMTU4(2), .psn = 0xB00, .retry_cnt = 7, .rnr_retry = 3, .opcodes = OP(SEND),
 	  .sizes = RT_SIZES_FIXED, .size = 700, .wrs_per_qp = 3, .peer = RT_PEER_NO_RECV, .rnr_timer = 1,
 	  .fail_wr = 1, .fail_status = RT_DUT_RNR_RETRY_EXCEEDED, .min_rnr_naks = 4 },
+	RNR_CODE(4, 0.04, 100),
+	RNR_CODE(9, 0.24, 300),
+	RNR_CODE(14, 1.28, 1400),
 
 	/* ---- timeout ---- */
 	{ .suite = "timeout", .name = "retry-exhausted",
@@ -208,11 +245,27 @@ static const struct rt_run_spec specs[] = {
 	  .n_qp = 2, .pmtu_code = PMTU4(2), .psn = 0xD00, .retry_cnt = 7, .rnr_retry = 7, .opcodes = OP(WRITE),
 	  .sizes = RT_SIZES_FIXED, .size = 1500, .wrs_per_qp = 5, .bad_rkey_wr = 3,
 	  .fail_wr = 3, .fail_status = RT_DUT_REMOTE_ACCESS, .min_naks = 1 },
+	{ .suite = "fatal", .name = "invalid-request",
+	  .description = "QP 0's 9th SEND (PMTU + 1 bytes) is longer than the peer's receive buffers (PMTU bytes): NAK "
+			 "invalid request; that WR completes remote-invalid-request, the later ones flushed, the QP "
+			 "goes to ERROR; QP 1 is not disturbed",
+	  .n_qp = 2, .pmtu_code = PMTU4(2), .psn = 0xD80, .retry_cnt = 7, .rnr_retry = 7, .opcodes = OP(SEND),
+	  .sizes = RT_SIZES_CLASSES, .wrs_per_qp = 11, .peer_recv_size = 1024,
+	  .fail_wr = 9, .fail_status = RT_DUT_REMOTE_INVALID, .min_naks = 1 },
+	{ .suite = "fatal", .name = "remote-operational-error",
+	  .description = "the peer fails QP 0's 3rd WRITE with an internal error: NAK remote operational error; that WR "
+			 "completes remote-operational-error, the later ones flushed, the QP goes to ERROR; QP 1 is "
+			 "not disturbed",
+	  .n_qp = 2, .pmtu_code = PMTU4(2), .psn = 0xE00, .retry_cnt = 7, .rnr_retry = 7, .opcodes = OP(WRITE),
+	  .sizes = RT_SIZES_FIXED, .size = 1500, .wrs_per_qp = 5, .peer_op_error_msg = 3,
+	  .fail_wr = 3, .fail_status = RT_DUT_REMOTE_OP, .min_naks = 1 },
 
 	/* ---- throughput ---- */
-	THROUGHPUT(WRITE, 256, "write-256", 0),
+	THROUGHPUT(WRITE, 256, "write-256", 71.0),
 	THROUGHPUT(WRITE, 1024, "write-1k", 0),
 	THROUGHPUT(WRITE, 4096, "write-4k", 0),
+	/* the work queues, not the window, bound a long round trip: 4 QPs x WQ_DEPTH WRs in flight */
+	THROUGHPUT_RTT(WRITE, 4096, "write-4k-10us", 97.6, 10),
 	THROUGHPUT(WRITE, 5120, "write-5k", 0),
 	THROUGHPUT(WRITE, 16384, "write-16k", 0),
 	THROUGHPUT(WRITE, 65536, "write-64k", 97.0),
@@ -244,5 +297,6 @@ const char *const *rt_run_suite_names(size_t *n)
 
 bool rt_run_in_suite(const struct rt_run_spec *spec, const char *suite)
 {
-	return !strcmp(suite, "all") || !strcmp(suite, spec->suite) || (!strcmp(suite, "quick") && spec->quick);
+	return !strcmp(suite, "all") || !strcmp(suite, spec->suite) || (!strcmp(suite, "quick") && spec->quick) ||
+	       (!strcmp(suite, "functional") && !spec->throughput);
 }

@@ -39,10 +39,20 @@
 
 #include "rocetest/capture.h"
 #include "rocetest/cm.h"
+#include "rocetest/peer.h"
 #include "rocetest/run.h"
 
 #include "run_priv.h"
 #include "rocetest/splitmix.h"
+
+/* Most a device's local ACK timer may overrun twice its value (its timer's granularity), in us. */
+#define TIMER_SLACK_US 2.0
+/*
+ * What a device may hold in its transmit path after deciding to send, in
+ * us: the included endpoint's frame FIFO (8 KB) and descriptor queue take
+ * about 5 us to drain at its narrowest width (64 bits, 20.6 Gb/s).
+ */
+#define DEVICE_IN_FLIGHT_US 10.0
 
 /* ---- Results ------------------------------------------------------- */
 
@@ -129,10 +139,11 @@ int run_push(struct runner *r, const uint8_t *f, uint32_t len)
 
 /* ---- The peer ------------------------------------------------------ */
 
-static int make_peer(struct runner *r, unsigned q, uint32_t max_send, struct rt_error *err)
+/* The peer QP of device QP q as the harness runs it (its twin scenario's peer too, run_twin.c). */
+void run_peer_config(const struct runner *r, unsigned q, struct rt_qp_config *cfg)
 {
 	const struct rt_run_spec *s = r->spec;
-	struct qp_side *side = &r->qp[q];
+	const struct qp_side *side = &r->qp[q];
 	struct rt_qp_config c;
 	rt_qp_config_init(&c);
 	memcpy(c.mac, r->addr.host_mac, 6);
@@ -154,10 +165,21 @@ static int make_peer(struct runner *r, unsigned q, uint32_t max_send, struct rt_
 	c.mem_va = PEER_VA;
 	c.mem_size = side->mem_size;
 	c.rkey = PEER_RKEY;
-	side->recv_size = max_send < 64 ? 64 : max_send;
-	side->rq_depth = side->recv_size > 65536 ? 16 : 32;
 	c.rq_depth = side->rq_depth;
 	c.recv_size = side->recv_size;
+	c.op_error_msg = q == 0 ? s->peer_op_error_msg : 0;
+	*cfg = c;
+}
+
+static int make_peer(struct runner *r, unsigned q, uint32_t max_send, struct rt_error *err)
+{
+	struct qp_side *side = &r->qp[q];
+	struct rt_qp_config c;
+	side->recv_size = max_send < 64 ? 64 : max_send;
+	if (q == 0 && r->spec->peer_recv_size)
+		side->recv_size = r->spec->peer_recv_size;
+	side->rq_depth = side->recv_size > 65536 ? 16 : 32;
+	run_peer_config(r, q, &c);
 	side->peer = rt_qp_new(&c, err);
 	if (!side->peer)
 		return -1;
@@ -186,7 +208,7 @@ static void post_receives(struct runner *r, struct qp_side *side)
 	}
 }
 
-static bool consumes_receive(uint8_t op)
+bool run_consumes_receive(uint8_t op)
 {
 	return op == RT_DUT_SEND || op == RT_DUT_SEND_IMM || op == RT_DUT_WRITE_IMM;
 }
@@ -194,7 +216,7 @@ static bool consumes_receive(uint8_t op)
 /* This QP's next WR that consumes a receive buffer at the peer (they arrive in posting order). */
 static struct wr_entry *next_receiving_wr(struct qp_side *side)
 {
-	while (side->recv_scan < side->n_wrs && !consumes_receive(side->wrs[side->recv_scan].wr.opcode))
+	while (side->recv_scan < side->n_wrs && !run_consumes_receive(side->wrs[side->recv_scan].wr.opcode))
 		side->recv_scan++;
 	return side->recv_scan < side->n_wrs ? &side->wrs[side->recv_scan++] : NULL;
 }
@@ -270,10 +292,11 @@ static void plan_generator_wrs(struct runner *r, unsigned q, struct qp_side *sid
 	for (uint32_t k = 0; k < s->txmeta_n; k++) {
 		struct wr_entry *e = &side->wrs[side->n_wrs++];
 		uint8_t op = wr_opcode(s, q);
-		e->wr = (struct rt_dut_wr){ .qp = q, .opcode = op, .local_addr = info->mem_base + (uint64_t)k * s->txmeta_len,
-					    .length = s->txmeta_len, .remote_va = PEER_VA + (uint64_t)k * s->txmeta_len,
-					    .rkey = PEER_RKEY, .imm = k,
-					    .wr_id = 0xF0ull << 56 | (uint64_t)q << 48 | k };
+		struct rt_txgen_msg m;
+		rt_txgen_message(q, s->txmeta_len, k, &m);
+		e->wr = (struct rt_dut_wr){ .qp = q, .opcode = op, .local_addr = info->mem_base + m.local_offset,
+					    .length = s->txmeta_len, .remote_va = PEER_VA + m.remote_offset,
+					    .rkey = PEER_RKEY, .imm = m.imm, .wr_id = m.wr_id };
 	}
 }
 
@@ -341,6 +364,11 @@ static void expect_statuses(const struct rt_run_spec *s, unsigned q, struct qp_s
 static int plan_work(struct runner *r, struct rt_error *err)
 {
 	const struct rt_run_spec *s = r->spec;
+	if (s->sizes == RT_SIZES_FIXED && s->size >= r->dut->info.mem_size) {
+		rt_error_set(err, "the device's memory (%u bytes) cannot hold this test's messages of %u bytes",
+			     r->dut->info.mem_size, s->size);
+		return -1;
+	}
 	for (unsigned q = 0; q < s->n_qp; q++) {
 		struct qp_side *side = &r->qp[q];
 		uint32_t n = s->wrs_per_qp + s->txmeta_n;
@@ -436,7 +464,8 @@ static void from_device(struct runner *r)
 			continue;
 		}
 		struct rt_packet p;
-		if (rt_parse(&p, RT_LINK_ETHERNET, r->buf, len, len) != RT_PARSE_ROCE || peer_of(r, p.bth.dest_qp) < 0) {
+		int q = -1;
+		if (rt_parse(&p, RT_LINK_ETHERNET, r->buf, len, len) != RT_PARSE_ROCE || (q = peer_of(r, p.bth.dest_qp)) < 0) {
 			run_capture(r, t, r->buf, len);
 			run_fail(r, "the device sent a frame of %u bytes that is neither a CM reply nor RoCE to an open QP", len);
 			continue;
@@ -451,6 +480,7 @@ static void from_device(struct runner *r)
 		uint8_t *slot = rt_wire_frame_buffer(r->wire, 0);
 		memcpy(slot, r->buf, len);
 		rt_wire_send(r->wire, 0, t, slot, len, RT_BUG_NONE);
+		run_twin_frame(r, 0, (unsigned)q);
 	}
 }
 
@@ -535,6 +565,7 @@ static void peer_turn(struct runner *r)
 				break;
 			int64_t t = rt_wire_tx_free(r->wire, 1) > r->now ? rt_wire_tx_free(r->wire, 1) : r->now;
 			rt_wire_send(r->wire, 1, t, buf, (uint32_t)n, bug);
+			run_twin_frame(r, 1, q);
 			r->last_activity = r->now;
 		}
 	}
@@ -703,6 +734,12 @@ static void verify_counters(struct runner *r)
 		run_fail(r, "the device recovered less than the faults demand: %u retransmissions, %u timeouts, %u NAKs, "
 		     "%u RNR NAKs; at least %u, %u, %u, %u expected", c.retransmissions, c.timeouts, c.naks,
 		     c.rnr_naks, s->min_retransmissions, s->min_timeouts, s->min_naks, s->min_rnr_naks);
+	res->underrun_cycles = c.tx_underrun_cycles;
+	res->underrun_frames = c.tx_underrun_frames;
+	if (c.tx_underrun_cycles)
+		run_fail(r, "TX underrun: tvalid low in %u cycles inside %u frames while the MAC was ready "
+		     "(memory latency %u, back-pressure %.2f)", c.tx_underrun_cycles, c.tx_underrun_frames,
+		     r->mem_latency, r->p_stall);
 	const struct rt_link_stats *back = rt_wire_stats(r->wire, 1);
 	if (c.rx_drop_bad_icrc != back->corrupted)
 		run_fail(r, "the device dropped %u frames for a bad ICRC; the link corrupted %" PRIu64, c.rx_drop_bad_icrc,
@@ -828,6 +865,10 @@ static int setup_checker(struct runner *r, struct rt_error *err)
 	uint8_t t = s->timeout ? s->timeout : 14;
 	cc.have_timeout = true;
 	cc.timeout_us = 4.096 * (double)(1u << t);
+	/* The device's timer must run out: twice its value, and a little for the model's timer granularity. */
+	cc.timeout_max_us = 2 * cc.timeout_us + TIMER_SLACK_US;
+	/* The capture is at the device's port: only its own transmit queue stands between them. */
+	cc.in_flight_us = DEVICE_IN_FLIGHT_US;
 	cc.retry_cnt = s->retry_cnt;
 	cc.rnr_retry = s->rnr_retry;
 	cc.ladder_flows = r->opt->ladder_flows;
@@ -835,8 +876,12 @@ static int setup_checker(struct runner *r, struct rt_error *err)
 	cc.ctx = r;
 	char *args = r->res->check_args;
 	size_t size = sizeof r->res->check_args;
-	int n = snprintf(args, size, "--timeout-us %.3f --retry-cnt %u --rnr-retry %u", cc.timeout_us, s->retry_cnt,
-			 s->rnr_retry);
+	/* The device's own memory must not leak into its pad bytes (the checker's default: a warning). */
+	cc.as_error[RT_RULE_PKT_PAD_ZERO] = true;
+	int n = snprintf(args, size,
+			 "--timeout-us %.3f --timeout-max-us %.3f --retry-cnt %u --rnr-retry %u --in-flight-us %g "
+			 "--errors PKT-PAD-ZERO",
+			 cc.timeout_us, cc.timeout_max_us, s->retry_cnt, s->rnr_retry, cc.in_flight_us);
 	if (skip_rules(r, &cc, args + n, size - (size_t)n, err))
 		return -1;
 	r->chk = rt_checker_new(&cc, err);
@@ -873,6 +918,7 @@ static int prepare(struct runner *r, struct rt_error *err)
 		rt_error_set(err, "device reset: %s", msg);
 		return -1;
 	}
+	r->mem_state = r->rng;
 	rt_fill_random(r->dut->memory(r->dut->ctx), r->dut->info.mem_size, &r->rng);
 	r->now = 0;
 	if (open_capture(r, err) || setup_checker(r, err))
@@ -916,6 +962,7 @@ static struct runner *new_runner(struct rt_dut_ops *dut, const struct rt_run_spe
 	for (const char *p = spec->name; *p; p++)
 		r->rng = (r->rng ^ (uint8_t)*p) * 0x100000001B3ull;
 	r->recv_posting = spec->peer == RT_PEER_READY;
+	run_bench_pick(r);
 	return r;
 }
 
@@ -928,8 +975,13 @@ static int run_phases(struct runner *r, struct rt_error *err)
 	const struct rt_run_spec *spec = r->spec;
 	if (run_arp(r))
 		return 0;
-	for (unsigned q = 0; q < spec->n_qp; q++)
-		r->qp[q].mem_size = spec->throughput ? 4u << 20 : 2u << 20;
+	for (unsigned q = 0; q < spec->n_qp; q++) {
+		uint32_t room = spec->throughput ? 4u << 20 : 2u << 20;
+		/* A fixed size above that gets its message and a little more. */
+		if (spec->sizes == RT_SIZES_FIXED && spec->size > room - (64u << 10))
+			room = spec->size + (1u << 20);
+		r->qp[q].mem_size = room;
+	}
 	for (unsigned q = 0; q < spec->n_qp; q++)
 		if (run_open_qp(r, q))
 			return 0;
@@ -946,7 +998,8 @@ static int run_phases(struct runner *r, struct rt_error *err)
 		run_work(r);
 		verify(r);
 	}
-	return 0;
+	/* After the work: with several QPs on the link, which of their frames the faults hit is known now. */
+	return r->opt->dir ? run_write_twin(r, err) : 0;
 }
 
 /* The checker's end-of-capture rules and what the run measured; rc: the run's status so far. */

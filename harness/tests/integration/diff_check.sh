@@ -74,6 +74,13 @@ want_rc 1
 out_has "semantic  segments       message 2: A splits 3000 B as First 1024 + 1 Middle + Last 952, B as First 2048 + Last 952: PMTU 1024 vs 2048"
 differences "$WORK/merge.json" "semantic/segments/2"
 check "a message cut into other packets (a Middle merged into its First): segments of message 2, nothing else"
+# The diff reads each capture twice: one from standard input is kept for the second pass.
+timeout 120 "$ROCETEST" diff --json "$WORK/stdin.json" - "$CAP/rxe/rdma_send_bw.pcap" <"$WORK/merge.pcap" \
+	>"$WORK/out" 2>"$WORK/err"
+rc=$?
+want_rc 1
+differences "$WORK/stdin.json" "semantic/segments/2"
+check "the same copy as capture A from standard input: the same difference"
 
 rewrite imm "$CAP/rxe/pingpong_rc.pcap" "$WORK/imm.pcap" 16
 run "$ROCETEST" diff --json "$WORK/imm.json" "$CAP/rxe/pingpong_rc.pcap" "$WORK/imm.pcap"

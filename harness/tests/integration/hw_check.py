@@ -41,10 +41,39 @@ def cases(obj):
     return {(s["name"], c["name"]): c for s in obj["suites"] for c in s["cases"]}
 
 
+# A board run's summary.json has the live path's totals after "failures".
+LIVE_TOP = rrc.TOP[:rrc.TOP.index("suites")] + ["live"] + rrc.TOP[rrc.TOP.index("suites"):]
+LIVE_KEYS = ["iface", "frames_from_board", "frames_to_board", "pcap_dropped", "if_dropped", "tstamp", "slowdown",
+             "max_lag_ns"]
+
+
+def live_problems(live, iface, board):
+    """The live path's totals: its interface, no capture drops, and frame counts no smaller than the tests'."""
+    if list(live) != LIVE_KEYS:
+        return [f"live keys {list(live)}, expected {LIVE_KEYS}"]
+    probs = []
+    if live["iface"] != iface:
+        probs.append(f"live.iface {live['iface']!r}, not {iface!r}")
+    if live["pcap_dropped"] or live["if_dropped"]:
+        probs.append(f"live path dropped {live['pcap_dropped']} + {live['if_dropped']} frames")
+    # Every frame of the fault-free suites crossed the live path (ARP and CM between tests add some).
+    clean = [c for (suite, _), c in cases(board).items() if suite in TIMELESS]
+    to_peer, to_dut = sum(c["frames_to_peer"] for c in clean), sum(c["frames_to_dut"] for c in clean)
+    if not clean or live["frames_from_board"] < to_peer or live["frames_to_board"] < to_dut:
+        probs.append(f"live path carried {live['frames_from_board']} / {live['frames_to_board']} frames, "
+                     f"fewer than the fault-free tests' {to_peer} / {to_dut}")
+    if not live["slowdown"] > 1:
+        probs.append(f"slowdown {live['slowdown']} for a virtual board")
+    return probs
+
+
 def summary_problems(board, sim, iface):
     probs = []
-    if list(board) != rrc.TOP:
-        return [f"top-level keys {list(board)}, expected {rrc.TOP}"]
+    if list(board) != LIVE_TOP:
+        return [f"top-level keys {list(board)}, expected {LIVE_TOP}"]
+    if "live" in sim:
+        probs.append("the simulation's summary.json has a live block")
+    probs += live_problems(board["live"], iface, board)
     if not board["dut"].endswith(f" on {iface}") or "roce_endpoint" not in board["dut"]:
         probs.append(f"dut is {board['dut']!r}, not the model's name on {iface}")
     if board["failures"] != 0:
@@ -78,7 +107,7 @@ def cmd_run(rocetest, board_dir, sim_dir, iface):
     run_check.report(not probs, f"hw: summary.json of the board run: {n} tests like the simulation's, all passed, "
                      "every WR completed, the same work (and frames, where no timer runs) as in simulation",
                      "; ".join(probs[:6]))
-    if list(board) != rrc.TOP:
+    if list(board) != LIVE_TOP:
         return
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
         # The link's corruption toward the board leaves frames out of a capture (both directions are counted).

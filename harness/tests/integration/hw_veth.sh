@@ -37,6 +37,9 @@ SLOWDOWN=${HW_SLOWDOWN:-50000}
 BOARD_IP=10.0.0.1
 BOARD_MAC=02:00:00:00:00:01
 SUITES=(messages cm pmtu psn loss link rnr timeout fatal)
+# Left out over the wire: 0.5 to 2.7 ms of device time each, minutes at the
+# board's slowdown; nothing in them depends on the wire that the others do not show.
+SKIPS=(messages/write-over-16m rnr/rnr-code-9 rnr/rnr-code-14)
 
 # shellcheck source=harness/scripts/hw-netns.sh
 . harness/scripts/hw-netns.sh
@@ -146,6 +149,9 @@ expect "hw: cm without CAP_NET_RAW: exit 2, the message names the capability and
 suite_args=()
 for s in "${SUITES[@]}"; do
 	suite_args+=(--suite "$s")
+done
+for t in "${SKIPS[@]}"; do
+	suite_args+=(--skip "$t")
 done
 t0=$(date +%s)
 in_h timeout 600 "$ROCETEST" run --dut "iface:$IF_H" --board-control "$CTL" --dut-ip $BOARD_IP \

@@ -186,7 +186,7 @@ fi
 # summary: the closing line (and, in the check tier, what was left to make test).
 summary() {
 	if [ "$TIER" = check ]; then
-		echo "# tier check: $deferred tests and sections 1, 2, 10, 11 and 13 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
+		echo "# tier check: $deferred tests and sections 1, 2, 10, 11, 13 and 18 need tshark, editcap, scapy, xmllint, Chromium or the Verilator model; make test runs them"
 	fi
 	echo "integration: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
@@ -911,6 +911,12 @@ fi
 
 [ "$TIER" = check ] && { summary; exit; }
 
+# ==================================================== 15s. rocetest diff in bounded memory (GNU time: the test group)
+echo "# 15s. rocetest diff streams: a pair of 520,000-frame captures in the peak RSS of one ten times shorter"
+if needs "diff streaming" python; then
+	run_tap "diff streaming" bash "$HERE/diff_stream.sh" "$ROCETEST" "$TMP/diff-stream"
+fi
+
 # ==================================================== 10. golden vectors, independently
 echo "# 10. golden vectors without rocetest: ICRCs by zlib.crc32, tshark's dissection and fields against each scenario"
 if needs "vectors: independent cross-check" tshark python; then
@@ -945,14 +951,16 @@ check "run --suite nosuch: usage error naming it and --list, exit 2"
 run "$ROCETEST" run --dut sim --width 100
 want_rc 2; err_has "--width"; err_has "'100'"
 check "run --width 100: usage error (not a multiple of 64), exit 2"
-# A width whose model is not built (make dut-sim builds 512 only, unless DUT_SIM_WIDTHS says more).
-# --suite psn on these: should a model load after all, the run is short.
-for w in 128 192 256 320 384 448; do
-	[ -e "$(dirname "$MODEL")/../w$w/libroce_dut_sim.so" ] || break
-done
-run "$ROCETEST" run --dut sim --width $w --suite psn
-want_rc 2; err_has "DATA_WIDTH $w is not built"; err_has "make dut-sim"
-check "run --width $w (no such model built): exit 2, the message says make dut-sim"
+run "$ROCETEST" run --dut sim --width 192
+want_rc 2; err_has "--width must be 64, 128, 256 or 512"; err_has "'192'"
+check "run --width 192: usage error (roce_endpoint takes power-of-two widths), exit 2"
+# A width whose model is not built: a copy of rocetest with no models beside it
+# (make conformance-matrix builds every width beside the real one).
+# --suite psn: should a model load after all, the run is short.
+mkdir -p "$TMP/lone/bin" && cp "$ROCETEST" "$TMP/lone/bin/rocetest"
+run "$TMP/lone/bin/rocetest" run --dut sim --width 128 --suite psn
+want_rc 2; err_has "DATA_WIDTH 128 is not built"; err_has "make dut-sim"
+check "run --width 128 (no such model built): exit 2, the message says make dut-sim"
 run "$ROCETEST" run --dut sim --sim-lib /nonexistent.so --suite psn
 want_rc 2; err_has "/nonexistent.so"
 check "run --sim-lib /nonexistent.so: exit 2 naming the path"
@@ -969,6 +977,18 @@ check "run --report /proc/x (unwritable): exit 2 naming it"
 # Mutants (dut/mutants/mutants.txt, built by make dut-mutants): each makes its suite fail.
 if needs "mutants: the suites catch a broken endpoint" model python; then
 	run_tap "mutants: the suites catch a broken endpoint" "$PY" "$HERE/run_check.py" mutants "$ROCETEST" dut/mutants/mutants.txt
+fi
+
+# ==================================================== 18. run captures against the model's twins
+echo "# 18. rocetest run's captures against the reference model's twins of the same work (the scenarios run writes, through gen, then diff); an RTL mutant"
+if needs "twin: run captures against the model's twins" model python; then
+	run_tap "twin: run captures against the model's twins" bash "$HERE/twin_check.sh" "$ROCETEST" "$TMP/twin" "$MODEL" \
+		"$(dirname "$(dirname "$MODEL")")/mutants/padcnt-zero/libroce_dut_sim.so"
+fi
+
+# The model's identity (a hash of its RTL) and TX underruns in the reports, the mutant's too.
+if needs "run: the model's identity and TX underruns" model python; then
+	run_tap "run: the model's identity and TX underruns" "$PY" "$HERE/dut_identity_check.py" "$ROCETEST" "$TMP/identity"
 fi
 
 # ==================================================== 13. snap lengths
@@ -989,6 +1009,20 @@ fi
 echo "# 16. hardware mode: the virtual board on a veth pair between two network namespaces; rocetest cm; rocetest run --dut iface: against simulation; mutants; limits"
 if needs "hw: the virtual board over veth" model python tshark; then
 	RUN_TAP_TIMEOUT=300 run_tap "hw: the virtual board over veth" bash "$HERE/hw_veth.sh" "$ROCETEST"
+fi
+
+# ==================================================== 17. rocetest peer (no RDMA device here)
+echo "# 17. rocetest peer: no RDMA device, usage errors; its CM exchange and the board's generator frames over veth"
+run_tap "peer: without an RDMA device" bash "$HERE/peer_check.sh" "$ROCETEST" cli
+if needs "peer: against the virtual board" model python tshark; then
+	run_tap "peer: against the virtual board" bash "$HERE/peer_check.sh" "$ROCETEST" board
+fi
+
+# ==================================================== 19. rocetest report (the interop lab's reports)
+echo "# 19. rocetest report: a results file like the interop lab's as a conformance run's summary.json, JUnit and page; bad lines"
+if needs "report: a results file as a run's reports" python unit xmllint; then
+	run_tap "report: a results file as a run's reports" "$PY" "$HERE/report_check.py" "$ROCETEST" "$UNIT_TESTS" \
+		"$HERE/junit.xsd" "$TMP/report"
 fi
 
 summary

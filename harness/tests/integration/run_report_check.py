@@ -26,10 +26,11 @@ from xml.etree import ElementTree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_report as cr  # noqa: E402  (the strict JSON reader, the page scan and Chromium)
 
-TOP = ["dut", "seed", "started", "wall_s", "tests", "failures", "suites", "metrics"]
+TOP = ["dut", "build_id", "seed", "started", "wall_s", "tests", "failures", "suites", "metrics"]
 CASE = {"name", "description", "passed", "failure", "seed", "cycles", "sim_us", "wall_s", "wrs", "completions",
         "frames_to_peer", "frames_to_dut", "retransmissions", "timeouts", "naks", "rnr_naks", "link",
-        "checker", "payload_bytes", "pcap", "html"}
+        "checker", "payload_bytes", "bench", "underrun_cycles", "underrun_frames", "pcap", "html", "scenario",
+        "twin_gaps"}
 
 
 def json_problems(obj):

@@ -26,13 +26,16 @@ int main(void)
 	srunner_add_suite(sr, check_recovery_suite());
 	srunner_add_suite(sr, report_suite());
 	srunner_add_suite(sr, scenario_suite());
+	srunner_add_suite(sr, scenario_write_suite());
 	srunner_add_suite(sr, model_suite());
 	srunner_add_suite(sr, goodput_suite());
 	srunner_add_suite(sr, run_report_suite());
+	srunner_add_suite(sr, run_results_suite());
 	srunner_add_suite(sr, cm_suite());
 	srunner_add_suite(sr, iface_suite());
 	srunner_add_suite(sr, gate_suite());
 	srunner_add_suite(sr, diff_suite());
+	srunner_add_suite(sr, peer_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

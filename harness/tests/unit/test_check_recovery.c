@@ -604,6 +604,83 @@ START_TEST(timeout_early_beyond_microsecond_truncation)
 }
 END_TEST
 
+/*
+ * 0 and 1 out, the ACK for both comes late; after_us after the capture shows
+ * it, it shows the timer's resend of 0, which the requester sent before that
+ * ACK reached it. Timeout configured. Returns the resend.
+ */
+static uint64_t resend_after_its_ack(struct seq *s, double after_us, double in_flight_us)
+{
+	with_timeout(s, 100.0);
+	s->cfg.in_flight_us = in_flight_us;
+	send_only(s, SEQ_A, 0);
+	send_only(s, SEQ_A, 1);
+	seq_wait_us(s, 200.0);
+	ack(s, 1, 2);
+	seq_wait_us(s, after_us - 1.0);	/* the resend itself takes 1 us */
+	return send_only(s, SEQ_A, 0);
+}
+
+/* The resend after_us after its ACK is capture order: clean, with the note. */
+static void resend_after_its_ack_is_noted(double after_us, double in_flight_us)
+{
+	struct seq s;
+	seq_init(&s);
+	resend_after_its_ack(&s, after_us, in_flight_us);
+	ack(&s, 1, 2);
+	seq_finish(&s);
+	ASSERT_CLEAN(s);
+	ck_assert(has_note(&s, "after the answer that acknowledged them"));
+	seq_free(&s);
+}
+
+/* A soft-RoCE requester inside a VM: its resend of 0 crossed the ACK for 1 on the way. */
+START_TEST(resend_crossing_its_ack_is_capture_order)
+{
+	resend_after_its_ack_is_noted(20.0, 0);
+}
+END_TEST
+
+/* Beyond the in-flight time the requester had the ACK: the resend breaks the rule. */
+START_TEST(resend_long_after_its_ack_is_judged)
+{
+	struct seq s;
+	seq_init(&s);
+	uint64_t bad = resend_after_its_ack(&s, 80.0, 0);
+	ack(&s, 1, 2);
+	seq_finish(&s);
+	/* Judged for its timer too: 80 us after the ACK, under the timeout of 100. */
+	ASSERT_TWO(s, REQ_NO_RETRANSMIT_ACKED, bad, REQ_TIMEOUT, bad);
+	seq_free(&s);
+}
+END_TEST
+
+/* --in-flight-us 500 (a capture in a VM): the same 80 us is capture order again. */
+START_TEST(resend_after_its_ack_within_configured_in_flight)
+{
+	resend_after_its_ack_is_noted(80.0, 500.0);
+}
+END_TEST
+
+/* An older answer had acknowledged 0 already: resending 0 just after the next ACK is still wrong. */
+START_TEST(resend_acked_by_an_older_answer_is_judged)
+{
+	struct seq s;
+	seq_init(&s);
+	with_timeout(&s, 100.0);
+	send_only(&s, SEQ_A, 0);
+	send_only(&s, SEQ_A, 1);
+	ack(&s, 0, 1);
+	seq_wait_us(&s, 200.0);
+	send_only(&s, SEQ_A, 1);
+	ack(&s, 1, 2);
+	uint64_t bad = send_only(&s, SEQ_A, 0);
+	seq_finish(&s);
+	ck_assert(seq_has(&s, RT_RULE_REQ_NO_RETRANSMIT_ACKED, bad));
+	seq_free(&s);
+}
+END_TEST
+
 Suite *check_recovery_suite(void)
 {
 	Suite *suite = suite_create("check_recovery");
@@ -642,6 +719,10 @@ Suite *check_recovery_suite(void)
 	tcase_add_test(order, ack_long_before_its_request_is_ahead);
 	tcase_add_test(order, resend_of_earlier_run_captured_after_newer_nak);
 	tcase_add_test(order, resend_long_after_newer_nak_is_judged);
+	tcase_add_test(order, resend_crossing_its_ack_is_capture_order);
+	tcase_add_test(order, resend_long_after_its_ack_is_judged);
+	tcase_add_test(order, resend_after_its_ack_within_configured_in_flight);
+	tcase_add_test(order, resend_acked_by_an_older_answer_is_judged);
 	suite_add_tcase(suite, order);
 	TCase *us = tcase_create("microsecond_timestamps");
 	tcase_add_test(us, timeout_within_microsecond_truncation);

@@ -1170,6 +1170,61 @@ START_TEST(req_timeout_exactly)
 }
 END_TEST
 
+/* With an upper bound (a device run's 2x timeout + slack): a timer 8x too long fails, one within passes. */
+START_TEST(req_timeout_too_late)
+{
+	struct seq s;
+	seq_init(&s);
+	with_timeout(&s, 500);
+	s.cfg.timeout_max_us = 1002;
+	uint64_t f = resend_after_progress(&s, 8 * 500);
+	seq_finish(&s);
+	ASSERT_ONLY(s, REQ_TIMEOUT, f);
+	seq_free(&s);
+}
+END_TEST
+
+START_TEST(req_timeout_within_bound)
+{
+	struct seq s;
+	seq_init(&s);
+	with_timeout(&s, 500);
+	s.cfg.timeout_max_us = 1002;
+	resend_after_progress(&s, 1000);
+	seq_finish(&s);
+	ASSERT_CLEAN(s);
+	ASSERT_CHECKED(s, REQ_TIMEOUT);
+	seq_free(&s);
+}
+END_TEST
+
+/*
+ * The bound counts from the last request, not only the last progress: a
+ * requester that restarts its timer with each request it sends is right to
+ * resend late after the progress, early after its last request.
+ */
+START_TEST(req_timeout_bound_from_last_request)
+{
+	struct seq s;
+	seq_init(&s);
+	with_timeout(&s, 500);
+	s.cfg.timeout_max_us = 1002;
+	send_only(&s, SEQ_A, 0);
+	send_only(&s, SEQ_A, 1);
+	ack(&s, 0, 1);
+	seq_wait_us(&s, 900);
+	send_only(&s, SEQ_A, 2);
+	seq_wait_us(&s, 900);
+	send_only(&s, SEQ_A, 1);	/* 1801 us after the progress, 901 after request 2 */
+	send_only(&s, SEQ_A, 2);
+	ack(&s, 2, 3);
+	seq_finish(&s);
+	ASSERT_CLEAN(s);
+	ASSERT_CHECKED(s, REQ_TIMEOUT);
+	seq_free(&s);
+}
+END_TEST
+
 START_TEST(req_timeout_early_without_any_ack)
 {
 	/* Nothing ever acknowledged: the timer started when PSN 0 was sent, 100 us before its resend. */
@@ -1523,6 +1578,43 @@ START_TEST(req_stop_after_fatal_new_request)
 }
 END_TEST
 
+/*
+ * A request 30 us after the fatal NAK whose round trip was 1 us: within the
+ * in-flight time it was still in the requester's transmit queue (default
+ * 50 us: clean); a device run that allows 10 us fails it.
+ */
+static uint64_t request_30us_after_fatal(struct seq *s, double in_flight_us)
+{
+	s->cfg.in_flight_us = in_flight_us;
+	send_only(s, SEQ_A, 0);
+	aeth(s, SYN_NAK_ACCESS, 0, 0);
+	seq_wait_us(s, 29);
+	return send_only(s, SEQ_A, 1);
+}
+
+START_TEST(req_stop_after_fatal_queued_in_the_requester)
+{
+	struct seq s;
+	seq_init(&s);
+	request_30us_after_fatal(&s, 0);
+	seq_finish(&s);
+	ASSERT_CLEAN(s);
+	ASSERT_CHECKED(s, REQ_STOP_AFTER_FATAL);
+	seq_free(&s);
+}
+END_TEST
+
+START_TEST(req_stop_after_fatal_beyond_in_flight)
+{
+	struct seq s;
+	seq_init(&s);
+	uint64_t f = request_30us_after_fatal(&s, 10);
+	seq_finish(&s);
+	ASSERT_ONLY(s, REQ_STOP_AFTER_FATAL, f);
+	seq_free(&s);
+}
+END_TEST
+
 START_TEST(req_stop_after_fatal_stopped)
 {
 	struct seq s;
@@ -1706,6 +1798,9 @@ Suite *check_rsp_req_suite(void)
 	tcase_add_test(req, read_rerequest_without_gap_is_a_timeout);
 	tcase_add_test(req, req_timeout_one_us_early);
 	tcase_add_test(req, req_timeout_exactly);
+	tcase_add_test(req, req_timeout_too_late);
+	tcase_add_test(req, req_timeout_within_bound);
+	tcase_add_test(req, req_timeout_bound_from_last_request);
 	tcase_add_test(req, req_timeout_early_without_any_ack);
 	tcase_add_test(req, req_timeout_early_after_idle);
 	tcase_add_test(req, req_timeout_not_oldest);
@@ -1728,6 +1823,8 @@ Suite *check_rsp_req_suite(void)
 	tcase_add_test(req, req_rnr_limit_needs_rnr_retry);
 	tcase_add_test(req, req_stop_after_fatal_new_request);
 	tcase_add_test(req, req_stop_after_fatal_stopped);
+	tcase_add_test(req, req_stop_after_fatal_queued_in_the_requester);
+	tcase_add_test(req, req_stop_after_fatal_beyond_in_flight);
 	tcase_add_test(req, req_stop_after_fatal_request_in_flight);
 	tcase_add_test(req, req_ackreq_send_only_without);
 	tcase_add_test(req, req_ackreq_write_last_without);

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rocetest/checker.h"
 #include "rocetest/diff.h"
+#include "rocetest/message.h"
 #include "suites.h"
 #include "test_util.h"
 
@@ -41,12 +43,70 @@ struct workload {
 	uint64_t va;
 };
 
+/* A capture built in memory: the frames one after another, each with its length and time. */
+struct recording {
+	uint8_t *bytes;
+	size_t len, cap;
+	struct rec_frame { size_t off; uint32_t n; int64_t ts; } *frames;
+	size_t n, cap_frames;
+};
+
 struct feeder {
-	struct rt_diff *d;
-	int capture;
-	uint64_t frame;
+	struct recording *rec;
 	int64_t ts;
 };
+
+static void record(struct recording *r, const uint8_t *buf, size_t n, int64_t ts)
+{
+	if (r->len + n > r->cap) {
+		r->cap = (r->len + n) * 2;
+		r->bytes = realloc(r->bytes, r->cap);
+		ck_assert_ptr_nonnull(r->bytes);
+	}
+	if (r->n == r->cap_frames) {
+		r->cap_frames = r->cap_frames ? r->cap_frames * 2 : 64;
+		r->frames = realloc(r->frames, r->cap_frames * sizeof *r->frames);
+		ck_assert_ptr_nonnull(r->frames);
+	}
+	memcpy(r->bytes + r->len, buf, n);
+	r->frames[r->n++] = (struct rec_frame){ r->len, (uint32_t)n, ts };
+	r->len += n;
+}
+
+static void recording_free(struct recording *r)
+{
+	free(r->bytes);
+	free(r->frames);
+	memset(r, 0, sizeof *r);
+}
+
+static void feed_frame(struct rt_diff *d, int k, const struct recording *r, size_t i)
+{
+	const struct rec_frame *f = &r->frames[i];
+	rt_diff_frame(d, k, RT_LINK_ETHERNET, i + 1, f->ts, r->bytes + f->off, f->n, f->n);
+}
+
+/* Both recordings to the diff, each as often and in the order it asks; rt_diff_finish()'s result. */
+static int replay(struct rt_diff *d, struct recording rec[2], struct rt_error *err)
+{
+	size_t pos[2] = { 0, 0 };
+	bool at_end[2] = { false, false };
+	int k;
+	while ((k = rt_diff_wants(d)) >= 0) {
+		if (at_end[k]) {
+			pos[k] = 0;
+			at_end[k] = false;
+		}
+		if (pos[k] < rec[k].n) {
+			feed_frame(d, k, &rec[k], pos[k]++);
+		} else {
+			at_end[k] = true;
+			if (rt_diff_end(d, k, err))
+				return -1;
+		}
+	}
+	return rt_diff_finish(d, err);
+}
 
 static void base_workload(struct workload *w)
 {
@@ -61,13 +121,22 @@ static void base_workload(struct workload *w)
 	w->va = 0x10000;
 }
 
+/* Another connection beside base_workload()'s: another responder, other QPs. */
+static void second_connection(struct workload *w, uint32_t qp_b)
+{
+	base_workload(w);
+	w->ip_b = 3;
+	w->qp_a = 0x21;
+	w->qp_b = qp_b;
+}
+
 static void emit(struct feeder *fd, struct rt_build_spec *s, bool captured)
 {
 	uint8_t buf[9216];
 	size_t n = build_frame(s, buf, sizeof buf);
 	fd->ts += 1000;
 	if (captured)
-		rt_diff_frame(fd->d, fd->capture, RT_LINK_ETHERNET, ++fd->frame, fd->ts, buf, (uint32_t)n, (uint32_t)n);
+		record(fd->rec, buf, n, fd->ts);
 }
 
 static void spec_for(struct rt_build_spec *s, const struct workload *w, bool request)
@@ -135,10 +204,9 @@ static void send_ack(struct feeder *fd, const struct workload *w, uint32_t psn, 
 	emit(fd, &s, true);
 }
 
-static void run_workload(struct rt_diff *d, int capture, const struct workload *w, const struct msg_spec *msgs,
-			 size_t n)
+static void run_workload(struct recording *rec, const struct workload *w, const struct msg_spec *msgs, size_t n)
 {
-	struct feeder fd = { .d = d, .capture = capture };
+	struct feeder fd = { .rec = rec, .ts = rec->n ? rec->frames[rec->n - 1].ts : 0 };
 	uint32_t psn = w->psn, msn = 0;
 	for (size_t i = 0; i < n; i++) {
 		if ((int)i + 1 == w->skip_message)
@@ -165,9 +233,12 @@ static struct rt_diff *diff_of(const struct rt_diff_options *o, const struct wor
 	rt_diff_options_init(&def);
 	struct rt_diff *d = rt_diff_new(o ? o : &def, &err);
 	ck_assert_ptr_nonnull(d);
-	run_workload(d, 0, wa, ma, na);
-	run_workload(d, 1, wb, mb, nb);
-	ck_assert_msg(rt_diff_finish(d, &err) == 0, "%s", err.msg);
+	struct recording rec[2] = { { 0 }, { 0 } };
+	run_workload(&rec[0], wa, ma, na);
+	run_workload(&rec[1], wb, mb, nb);
+	ck_assert_msg(replay(d, rec, &err) == 0, "%s", err.msg);
+	recording_free(&rec[0]);
+	recording_free(&rec[1]);
 	return d;
 }
 
@@ -442,22 +513,208 @@ START_TEST(a_packet_lost_before_one_capture)
 }
 END_TEST
 
+/* ---- streaming ------------------------------------------------------------------- */
+
+#define LONG_WORK 1500
+
+/* LONG_WORK messages: the six of work[] over and over. */
+static struct msg_spec *long_work(void)
+{
+	struct msg_spec *m = malloc(LONG_WORK * sizeof *m);
+	ck_assert_ptr_nonnull(m);
+	for (size_t i = 0; i < LONG_WORK; i++)
+		m[i] = work[i % N_WORK];
+	return m;
+}
+
+struct seen {
+	uint64_t n, next_index;
+	uint64_t lengths;
+	bool in_order;
+};
+
+static void count_message(void *ctx, const struct rt_message *m)
+{
+	struct seen *s = ctx;
+	s->in_order &= m->index == s->next_index++ && m->side == 0 && m->flow == 1;
+	s->lengths += m->length;
+	s->n++;
+}
+
+/* The checker hands over each message once the capture is RT_MESSAGE_WINDOW messages past it, in order. */
+START_TEST(the_checker_hands_over_messages_in_a_bounded_window)
+{
+	struct workload w;
+	base_workload(&w);
+	struct msg_spec *msgs = long_work();
+	struct recording rec = { 0 };
+	run_workload(&rec, &w, msgs, 200);
+	struct seen seen = { .next_index = 1, .in_order = true };
+	struct rt_check_config cfg;
+	rt_check_config_init(&cfg);
+	cfg.on_message = count_message;
+	cfg.ctx = &seen;
+	struct rt_error err;
+	struct rt_checker *c = rt_checker_new(&cfg, &err);
+	ck_assert_ptr_nonnull(c);
+	uint64_t expected_bytes = 0, half_frames = 0;
+	for (size_t i = 0; i < rec.n; i++) {
+		const struct rec_frame *f = &rec.frames[i];
+		rt_checker_frame(c, RT_LINK_ETHERNET, i + 1, f->ts, rec.bytes + f->off, f->n, f->n);
+		if (!half_frames && seen.n)
+			half_frames = i + 1;
+	}
+	/* 200 messages fed: all but the last RT_MESSAGE_WINDOW are out before the capture ends. */
+	ck_assert_uint_eq(seen.n, 200 - RT_MESSAGE_WINDOW);
+	rt_checker_finish(c);
+	ck_assert_uint_eq(seen.n, 200);
+	ck_assert(seen.in_order);
+	for (size_t i = 0; i < 200; i++)
+		expected_bytes += msgs[i].len;
+	ck_assert_uint_eq(seen.lengths, expected_bytes);
+	ck_assert_uint_gt(half_frames, 0);
+	rt_checker_free(c);
+	recording_free(&rec);
+	free(msgs);
+}
+END_TEST
+
+/* Far more messages than the window: a missing message and a change, each at its message, the rest aligned. */
+START_TEST(a_long_capture_streams)
+{
+	struct workload a, b;
+	base_workload(&a);
+	base_workload(&b);
+	b.psn = 0xFFFF00;	/* and B's PSNs wrap */
+	b.skip_message = 700;	/* a message B lacks: found by looking ahead in the queues */
+	struct msg_spec *ma = long_work(), *mb = long_work();
+	mb[1200].imm = true;
+	struct rt_diff *d = diff_of(NULL, &a, ma, LONG_WORK, &b, mb, LONG_WORK);
+	const struct rt_diff_result *r = rt_diff_result(d);
+	for (size_t i = 0; r->n_differences != 2 && i < r->n_differences && i < 8; i++)
+		fprintf(stderr, "  %s\n", r->differences[i].what);
+	ck_assert_uint_eq(r->n_differences, 2);
+	ck_assert_int_eq(r->differences[0].field, RT_DIFF_MISSING);
+	ck_assert_uint_eq(r->differences[0].message, 700);
+	ck_assert_int_eq(r->differences[1].field, RT_DIFF_OPCODE);
+	ck_assert_uint_eq(r->differences[1].message, 1201);
+	ck_assert_uint_eq(r->pairs[0].matched[0], LONG_WORK - 1);
+	ck_assert_uint_eq(r->pairs[0].n_notes, 0);
+	rt_diff_free(d);
+	free(ma);
+	free(mb);
+}
+END_TEST
+
+/* Two recordings' frames merged by time into dst, as one capture of both connections would hold them. */
+static void interleave(struct recording *dst, const struct recording *x, const struct recording *y)
+{
+	size_t i = 0, j = 0;
+	while (i < x->n || j < y->n) {
+		bool from_x = j == y->n || (i < x->n && x->frames[i].ts <= y->frames[j].ts);
+		const struct recording *r = from_x ? x : y;
+		const struct rec_frame *f = &r->frames[from_x ? i++ : j++];
+		record(dst, r->bytes + f->off, f->n, f->ts);
+	}
+}
+
+/* Two connections side by side, a change in each: found as they come, reported pair by pair. */
+START_TEST(interleaved_connections_stream_and_report_in_order)
+{
+	struct workload w1, w2;
+	base_workload(&w1);
+	second_connection(&w2, 0x22);
+	struct msg_spec *m1 = long_work(), *m2 = long_work();
+	struct recording one = { 0 }, two = { 0 }, rec[2] = { { 0 }, { 0 } };
+	run_workload(&one, &w1, m1, 400);
+	run_workload(&two, &w2, m2, 400);
+	interleave(&rec[0], &one, &two);
+	recording_free(&one);
+	recording_free(&two);
+	m1[300].imm = true;
+	m2[100].imm = true;
+	run_workload(&one, &w1, m1, 400);
+	run_workload(&two, &w2, m2, 400);
+	interleave(&rec[1], &one, &two);
+	struct rt_diff_options o;
+	struct rt_error err;
+	rt_diff_options_init(&o);
+	struct rt_diff *d = rt_diff_new(&o, &err);
+	ck_assert_int_eq(replay(d, rec, &err), 0);
+	const struct rt_diff_result *r = rt_diff_result(d);
+	ck_assert_uint_eq(r->n_pairs, 2);
+	ck_assert_uint_eq(r->n_differences, 2);
+	ck_assert_uint_eq(r->differences[0].pair, 1);
+	ck_assert_uint_eq(r->differences[0].message, 301);
+	ck_assert_uint_eq(r->differences[1].pair, 2);
+	ck_assert_uint_eq(r->differences[1].message, 101);
+	ck_assert_uint_eq(r->pairs[0].matched[0] + r->pairs[1].matched[0], 800);
+	rt_diff_free(d);
+	for (int k = 0; k < 2; k++)
+		recording_free(&rec[k]);
+	recording_free(&one);
+	recording_free(&two);
+	free(m1);
+	free(m2);
+}
+END_TEST
+
+/*
+ * Two connections in opposite order in the two captures: each capture's
+ * first connection runs a window ahead of the other's. What cannot wait is
+ * passed over with a note, never silently.
+ */
+START_TEST(a_capture_too_far_ahead_resyncs_with_a_note)
+{
+	struct workload w1, w2;
+	base_workload(&w1);
+	second_connection(&w2, 0x22);
+	struct msg_spec *m = long_work();
+	struct recording rec[2] = { { 0 }, { 0 } };
+	run_workload(&rec[0], &w1, m, 300);
+	run_workload(&rec[0], &w2, m + 1, 300);
+	run_workload(&rec[1], &w2, m + 1, 300);
+	run_workload(&rec[1], &w1, m, 300);
+	struct rt_diff_options o;
+	struct rt_error err;
+	rt_diff_options_init(&o);
+	struct rt_diff *d = rt_diff_new(&o, &err);
+	ck_assert_int_eq(replay(d, rec, &err), 0);
+	const struct rt_diff_result *r = rt_diff_result(d);
+	ck_assert_uint_eq(r->n_pairs, 2);
+	ck_assert_uint_eq(r->count[RT_DIFF_SEMANTIC], 0);
+	bool noted = false;
+	uint64_t matched = 0;
+	for (size_t p = 0; p < r->n_pairs; p++) {
+		const struct rt_diff_pair *pair = &r->pairs[p];
+		for (unsigned k = 0; k < pair->n_notes; k++)
+			noted |= strstr(pair->notes[k], "message(s) of each capture not compared") &&
+				 strstr(pair->notes[k], "(resync)");
+		matched += pair->matched[0];
+	}
+	ck_assert_msg(noted, "no resync note");
+	ck_assert_uint_lt(matched, 600);
+	ck_assert_uint_gt(matched, 300);
+	rt_diff_free(d);
+	recording_free(&rec[0]);
+	recording_free(&rec[1]);
+	free(m);
+}
+END_TEST
+
 /* ---- pairing ----------------------------------------------------------------- */
 
 static const struct msg_spec small[] = { { RT_FAMILY_SEND, 16, false, 1 }, { RT_FAMILY_SEND, 16, false, 1 } };
 static const struct msg_spec big[] = { { RT_FAMILY_WRITE, 4096, false, 1 }, { RT_FAMILY_WRITE, 4096, false, 1 } };
 
 /* Capture k holds two connections: one carrying small SENDs, one big WRITEs, in the order given. */
-static void two_flows(struct rt_diff *d, int k, bool big_first)
+static void two_flows(struct recording *rec, int k, bool big_first)
 {
 	struct workload w1, w2;
 	base_workload(&w1);
-	base_workload(&w2);
-	w2.ip_b = 3;
-	w2.qp_a = 0x21;
-	w2.qp_b = 0x22 + (uint32_t)k;
-	run_workload(d, k, &w1, big_first ? big : small, 2);
-	run_workload(d, k, &w2, big_first ? small : big, 2);
+	second_connection(&w2, 0x22 + (uint32_t)k);
+	run_workload(rec, &w1, big_first ? big : small, 2);
+	run_workload(rec, &w2, big_first ? small : big, 2);
 }
 
 START_TEST(flows_pair_by_content_and_by_map)
@@ -465,10 +722,11 @@ START_TEST(flows_pair_by_content_and_by_map)
 	struct rt_diff_options o;
 	struct rt_error err;
 	rt_diff_options_init(&o);
+	struct recording rec[2] = { { 0 }, { 0 } };
+	two_flows(&rec[0], 0, false);
+	two_flows(&rec[1], 1, true);
 	struct rt_diff *d = rt_diff_new(&o, &err);
-	two_flows(d, 0, false);
-	two_flows(d, 1, true);
-	ck_assert_int_eq(rt_diff_finish(d, &err), 0);
+	ck_assert_int_eq(replay(d, rec, &err), 0);
 	const struct rt_diff_result *r = rt_diff_result(d);
 	ck_assert_uint_eq(r->n_pairs, 2);
 	/* By content: A's first flow (small SENDs) with B's second. */
@@ -482,24 +740,29 @@ START_TEST(flows_pair_by_content_and_by_map)
 	o.map[0].qp_b = 0x12;
 	o.n_map = 1;
 	d = rt_diff_new(&o, &err);
-	two_flows(d, 0, false);
-	two_flows(d, 1, true);
-	ck_assert_int_eq(rt_diff_finish(d, &err), 0);
+	ck_assert_int_eq(replay(d, rec, &err), 0);
 	r = rt_diff_result(d);
 	ck_assert(r->pairs[0].mapped);
 	ck_assert_uint_eq(r->pairs[0].flow_a, 1);
 	ck_assert_uint_eq(r->pairs[0].flow_b, 1);
 	ck_assert(!r->pairs[0].swapped);
 	ck_assert_uint_gt(r->count[RT_DIFF_SEMANTIC], 0);
+	/* Found as the two pairs came, reported pair by pair, each in message order. */
+	for (size_t i = 1; i < r->n_differences; i++) {
+		const struct rt_diff_difference *p = &r->differences[i - 1], *q = &r->differences[i];
+		ck_assert_uint_le(p->pair, q->pair);
+		ck_assert(p->pair != q->pair || p->side != q->side || !q->message || p->message <= q->message);
+	}
+	ck_assert_uint_gt(r->differences[r->n_differences - 1].pair, 1);
 	rt_diff_free(d);
 
 	o.map[0].qp_b = 0x999;
 	d = rt_diff_new(&o, &err);
-	two_flows(d, 0, false);
-	two_flows(d, 1, true);
-	ck_assert_int_eq(rt_diff_finish(d, &err), -1);
+	ck_assert_int_eq(replay(d, rec, &err), -1);
 	ck_assert_str_eq(err.msg, "--map 0x12=0x999: capture B has no flow with QP 0x999");
 	rt_diff_free(d);
+	recording_free(&rec[0]);
+	recording_free(&rec[1]);
 }
 END_TEST
 
@@ -560,6 +823,10 @@ Suite *diff_suite(void)
 	tcase_add_test(tc, a_packet_lost_before_one_capture);
 	tcase_add_test(tc, flows_pair_by_content_and_by_map);
 	tcase_add_test(tc, profiles);
+	tcase_add_test(tc, the_checker_hands_over_messages_in_a_bounded_window);
+	tcase_add_test(tc, a_long_capture_streams);
+	tcase_add_test(tc, a_capture_too_far_ahead_resyncs_with_a_note);
+	tcase_add_test(tc, interleaved_connections_stream_and_report_in_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -713,7 +713,7 @@ START_TEST(board_frames)
 	B->ops.counters(B->ops.ctx, &c);
 	ck_assert_uint_eq(c.rx_frames, 3);
 	ck_assert_uint_eq(c.cm_naks, 77);
-	struct rt_iface_totals t;
+	struct rt_run_live t;
 	rt_iface_dut_totals(&B->ops, &t);
 	ck_assert_uint_eq(t.frames_in, 3);	/* the stranger's broadcast echoed too */
 	ck_assert_uint_eq(t.frames_out, 2);

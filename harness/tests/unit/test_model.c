@@ -66,6 +66,7 @@ enum {
 	SYN_NAK_SEQ = 0x60,
 	SYN_NAK_INVALID = 0x61,
 	SYN_NAK_ACCESS = 0x62,
+	SYN_NAK_OPERATIONAL = 0x63,
 };
 
 /* The standard connection. */
@@ -1579,6 +1580,37 @@ START_TEST(access_bounds)
 		ck_assert_mem_eq(mem(r, B), r->before[B], MEM_SIZE);
 		finish(r);
 	}
+}
+END_TEST
+
+/*
+ * op_error_msg 2: the responder's second message meets an internal failure:
+ * NAK remote operational error with that message's first PSN; the first
+ * WRITE is placed, the second and third are not.
+ */
+START_TEST(remote_operational_error)
+{
+	struct run *r = setup();
+	r->cfg.node[B].op_error_msg = 2;
+	start(r);
+	for (uint64_t id = 1; id <= 3; id++)
+		post(r, A, 0, (struct rt_send_wr){ .wr_id = id, .opcode = RT_WR_WRITE, .local_offset = 0, .length = 100,
+						   .remote_va = VA_B + (id - 1) * 100, .rkey = RKEY_B });
+	ck_assert_int_eq(go(r), RT_SIM_IDLE);
+	check_sane(r);
+	ck_assert_uint_eq(count_nak(r, SYN_NAK_OPERATIONAL), 1);
+	unsigned nak = 0;
+	while (nak < r->n && !is_nak(&r->f[nak], SYN_NAK_OPERATIONAL))
+		nak++;
+	ck_assert_uint_eq(r->f[nak].p.bth.psn, (PSN_A + 1) & 0xFFFFFF);
+	expect_wc(r, A, 0, 1, RT_WC_SUCCESS);
+	expect_wc(r, A, 1, 2, RT_WC_REMOTE_OPERATIONAL_ERROR);
+	expect_wc(r, A, 2, 3, RT_WC_FLUSHED);
+	ck_assert_int_eq(rt_qp_state(qp_of(r, A)), RT_QPS_ERROR);
+	ck_assert_int_eq(rt_qp_state(qp_of(r, B)), RT_QPS_ERROR);
+	ck_assert_mem_eq(mem(r, B), mem(r, A), 100);
+	ck_assert_mem_eq(mem(r, B) + 100, r->before[B] + 100, 200);
+	finish(r);
 }
 END_TEST
 
@@ -3580,6 +3612,7 @@ Suite *model_suite(void)
 	tcase_add_test(tc, write_wrong_rkey);
 	tcase_add_test(tc, access_bounds);
 	tcase_add_test(tc, send_too_long_for_buffer);
+	tcase_add_test(tc, remote_operational_error);
 	tcase_add_test(tc, qp_new_errors);
 	tcase_add_test(tc, sim_new_error);
 	tcase_add_test(tc, post_errors);

@@ -97,6 +97,10 @@ static struct sample *sample_new(void)
 	result(&t[2], "basic", "rnr-retry", false);
 	snprintf(t[2].failure, sizeof t[2].failure, "%s", FAILURE);
 	t[2].rnr_naks = 8;
+	t[2].mem_latency = 300;
+	t[2].p_stall = 0.25;
+	t[2].underrun_cycles = 41;
+	t[2].underrun_frames = 3;
 	t[2].checker_errors = 2;
 	t[2].checker_warnings = 1;
 	result(&t[3], "faults", "corrupt-ack", false);
@@ -106,6 +110,8 @@ static struct sample *sample_new(void)
 	t[3].wall_s = NAN;
 	t[3].link_corrupted = 1;
 	result(&t[4], "basic", "write-only", true);
+	t[4].underrun_cycles = 2;
+	t[4].underrun_frames = 1;
 	for (size_t i = 0; i < N_SIZES; i++) {
 		throughput(&t[5 + i], RT_DUT_WRITE, sizes[i]);
 		throughput(&t[5 + N_SIZES + i], RT_DUT_SEND, sizes[i]);
@@ -297,7 +303,8 @@ START_TEST(json_shape_and_counts)
 	assert_utf8(json);
 
 	/* Exactly these top-level keys. */
-	static const char *const keys[] = { "dut", "seed", "started", "wall_s", "tests", "failures", "suites", "metrics" };
+	static const char *const keys[] = { "dut", "build_id", "seed", "started", "wall_s", "tests", "failures",
+					    "suites", "metrics" };
 	ck_assert_uint_eq(json_length(json), sizeof keys / sizeof keys[0]);
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		member(json, keys[i]);
@@ -331,7 +338,8 @@ START_TEST(json_shape_and_counts)
 	static const char *const fields[] = { "name", "description", "passed", "failure", "seed", "cycles",
 					      "sim_us", "wall_s", "wrs", "completions", "frames_to_peer",
 					      "frames_to_dut", "retransmissions", "timeouts", "naks", "rnr_naks",
-					      "link", "checker", "payload_bytes", "pcap", "html" };
+					      "link", "checker", "payload_bytes", "bench", "underrun_cycles",
+					      "underrun_frames", "pcap", "html", "scenario", "twin_gaps" };
 	const char *ok = element(basic, 0), *failed = element(basic, 1);
 	ck_assert_uint_eq(json_length(failed), sizeof fields / sizeof fields[0]);
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
@@ -343,6 +351,13 @@ START_TEST(json_shape_and_counts)
 	ck_assert(json_is(member(failed, "failure"),
 			  "\"PSN 0x10 <&>\\\"' retransmitted after the ACK\\n" FINDING_2 "\\n\""));
 	ck_assert_uint_eq(json_u64(member(failed, "rnr_naks")), 8);
+	ck_assert_uint_eq(json_u64(member(failed, "underrun_cycles")), 41);
+	ck_assert_uint_eq(json_u64(member(failed, "underrun_frames")), 3);
+	ck_assert_uint_eq(json_u64(member(member(failed, "bench"), "mem_latency")), 300);
+	ck_assert_double_eq_tol(json_double(member(member(failed, "bench"), "p_stall")), 0.25, 1e-9);
+	ck_assert_uint_eq(json_u64(member(ok, "underrun_cycles")), 0);
+	/* No build id: null, not "". */
+	ck_assert(json_is(member(json, "build_id"), "null"));
 	ck_assert_uint_eq(json_u64(member(failed, "seed")), 0x5eed);
 	ck_assert(json_is(member(failed, "pcap"), "\"basic/rnr-retry.pcap\""));
 	ck_assert(json_is(member(failed, "html"), "\"basic/rnr-retry.html\""));
@@ -377,6 +392,9 @@ START_TEST(json_metrics)
 	ck_assert_msg(json_valid(json), "invalid JSON:\n%s", json);
 	const char *m = member(json, "metrics");
 	ck_assert_uint_eq(json_u64(member(m, "sim_cycles")), 123456789);
+	/* Underruns over every test. */
+	ck_assert_uint_eq(json_u64(member(m, "underrun_cycles")), 43);
+	ck_assert_uint_eq(json_u64(member(m, "underrun_frames")), 4);
 	ck_assert_double_eq_tol(json_double(member(m, "sim_cycles_per_s")), 2.5e6, 1e-6);
 	ck_assert_double_eq_tol(json_double(member(m, "clk_hz")), 322265625, 1e-3);
 	ck_assert_double_eq_tol(json_double(member(m, "line_gbps")), 100, 1e-9);
