@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,19 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v = strtoull(s, &end, 10);
 	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool cli_parse_decimal(const char *s, double *out)
+{
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.') || s[strspn(s, "0123456789.eE+-")] != '\0')
+		return false;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0)
 		return false;
 	*out = v;
 	return true;

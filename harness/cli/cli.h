@@ -21,6 +21,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Parses a whole non-negative decimal number; false if it is not one or exceeds max. */
 bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
+/* A non-negative decimal number, fractions allowed ("40.96", "1e3"); not hex, inf or nan. */
+bool cli_parse_decimal(const char *s, double *out);
 /* A DATA_WIDTH the FPGA endpoint supports (CLI_WIDTHS); the model of it is built per width. */
 #define CLI_WIDTHS "64, 128, 256 or 512"
 bool cli_parse_width(const char *s, unsigned *width);

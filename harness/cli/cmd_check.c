@@ -146,18 +146,9 @@ static int parse_rule_list(const char *opt, const char *list, bool set[RT_RULE_C
 	}
 }
 
-/* A positive decimal number of microseconds, fractions allowed ("40.96", "1e3"); not hex, inf or nan. */
 static bool parse_positive(const char *s, double *out)
 {
-	if (!s || !(isdigit((unsigned char)*s) || *s == '.') || s[strspn(s, "0123456789.eE+-")] != '\0')
-		return false;
-	errno = 0;
-	char *end;
-	double v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0)
-		return false;
-	*out = v;
-	return true;
+	return cli_parse_decimal(s, out) && *out > 0;
 }
 
 /* True when the directory a report would be created in (or the report itself) is writable. */

@@ -18,7 +18,7 @@
 #include "rocetest/run_report.h"
 
 static const char run_help[] =
-	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO]\n"
+	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO] [--host-delay-us X]\n"
 	"       rocetest run --dut iface:NAME --board-control PATH --dut-ip A [OPTION]... [--suite NAME]... [--seed N] [--report DIR]\n"
 	"       rocetest run --list\n"
 	"\n"
@@ -49,12 +49,24 @@ static const char run_help[] =
 	"  --width W         the model's DATA_WIDTH (default 512)\n"
 	"  --sim-lib SO      the model to load (default: build/dut/wW/libroce_dut_sim.so\n"
 	"                    beside this rocetest)\n"
-	"  --list            the suites and their tests\n"
+	"  --host-delay-us X a slow host: every turn of the harness takes X us more of\n"
+	"                    the device's time, as on a board whose clock runs while\n"
+	"                    the harness works; shows which tests a host that slow\n"
+	"                    would leave untimed (default 0)\n"
+	"  --list            the suites and their tests, each with its shortest timer\n"
 	"  -q, --quiet       only failures and the summary line\n"
 	"  -h, --help        this text\n"
 	"\n"
-	"Exit status: 0 every test passed, 1 a test failed, 2 usage error, or the\n"
-	"device or the report could not be opened or written.\n";
+	"A test's verdict rests on timers (the device's local ACK timeout, the peer's\n"
+	"RNR timer, a goodput test's round trip). The harness may take a tenth of the\n"
+	"shortest to answer the device, in the device's time; a test that passed every\n"
+	"check while the harness took longer (a board, whose clock does not wait for\n"
+	"the harness) is UNTIMED: it timed the harness as much as the device, so it is\n"
+	"neither passed nor failed (JUnit: skipped; summary.json: \"untimed\": true).\n"
+	"\n"
+	"Exit status: 0 no test failed (untimed ones are counted apart), 1 a test\n"
+	"failed, 2 usage error, or the device or the report could not be opened or\n"
+	"written.\n";
 
 #define MAX_SUITES 16
 
@@ -69,6 +81,7 @@ struct run_cli {
 	const char *sim_lib;
 	bool quiet;
 	bool list;
+	uint32_t host_delay_ns;
 	struct run_iface iface;
 	/* the test being run */
 	char tests_dir[4096];
@@ -130,7 +143,9 @@ static void list_tests(void)
 		printf("%s\n", names[k]);
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(specs[i].suite, names[k]))
-				printf("  %-22s%s %s\n", specs[i].name, specs[i].quick ? " [quick]" : "", specs[i].description);
+				printf("  %-22s%s %s (shortest timer %.2f us)\n", specs[i].name,
+				       specs[i].quick ? " [quick]" : "", specs[i].description,
+				       (double)rt_run_timer_ns(&specs[i]) / 1000);
 	}
 }
 
@@ -142,6 +157,7 @@ static int parse(int argc, char **argv, struct run_cli *o)
 		{ "width", required_argument, NULL, 'w' }, { "sim-lib", required_argument, NULL, 'L' },
 		{ "list", no_argument, NULL, 'l' },	   { "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },	   { "skip", required_argument, NULL, 'K' },
+		{ "host-delay-us", required_argument, NULL, 'H' },
 		RUN_IFACE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,6 +207,14 @@ static int parse(int argc, char **argv, struct run_cli *o)
 		case 'l':
 			o->list = true;
 			break;
+		case 'H': {
+			double us;
+			if (!cli_parse_decimal(optarg, &us) || us > 1e6)
+				return cli_usage_error("run", "--host-delay-us needs microseconds from 0 to 1000000, not '%s'",
+						       optarg);
+			o->host_delay_ns = (uint32_t)(us * 1000 + 0.5);
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -280,7 +304,7 @@ static void print_result(const struct run_cli *o, const struct rt_run_result *r)
 		return;
 	printf("%s %s/%s: %u WRs, %u+%u frames, %u retransmissions, %u timeouts, %u NAKs, %u RNR NAKs, "
 	       "%.1f us simulated, %.1f s",
-	       r->passed ? "PASS" : "FAIL", r->suite, r->name, r->wrs, r->frames_to_peer, r->frames_to_dut,
+	       r->passed ? "PASS" : r->untimed ? "UNTIMED" : "FAIL", r->suite, r->name, r->wrs, r->frames_to_peer, r->frames_to_dut,
 	       r->retransmissions, r->timeouts, r->naks, r->rnr_naks, r->sim_us, r->wall_s);
 	if (r->has_goodput)
 		printf(", goodput %.2f Gb/s (limit %.2f)", r->goodput_gbps, r->limit_gbps);
@@ -356,6 +380,7 @@ static int run_tests(struct run_cli *o, struct dut_device *sim, struct rt_run_re
 	const struct rt_run_spec *specs = rt_run_specs(&n);
 	struct rt_run_options opt = { .seed = o->seed, .addrs = o->iface.on ? &o->iface.addrs : NULL,
 				      .dir = o->report ? o->tests_dir : NULL, .ladder_flows = 8,
+				      .host_delay_ns = o->host_delay_ns,
 				      .on_violation = on_violation, .on_checked = on_checked,
 				      .on_progress = on_progress, .ctx = o };
 	struct timespec t0;
@@ -451,14 +476,18 @@ int cmd_run(int argc, char **argv)
 		rt_iface_dut_totals(&sim.ops, &live);
 		sum.live = &live;
 	}
-	size_t failures = 0;
-	for (size_t i = 0; i < n_results; i++)
-		failures += !results[i].passed;
+	size_t failures = 0, untimed = 0;
+	for (size_t i = 0; i < n_results; i++) {
+		failures += rt_run_failed(&results[i]);
+		untimed += results[i].untimed;
+	}
 	if (!rc && o.report && (write_reports(&o, &sum) || o.write_failed))
 		rc = -1;
 	if (!rc) {
-		printf("rocetest run: %zu tests, %zu failed, seed %" PRIu64 ", %.1f s, %.0f %s/s%s%s\n",
-		       n_results, failures, o.seed, sum.wall_s, sum.cycles_per_s,
+		printf("rocetest run: %zu tests, %zu failed, ", n_results, failures);
+		if (untimed)
+			printf("%zu untimed (the harness answered too slowly for their timers), ", untimed);
+		printf("seed %" PRIu64 ", %.1f s, %.0f %s/s%s%s\n", o.seed, sum.wall_s, sum.cycles_per_s,
 		       o.iface.on ? "ns of the board's time" : "simulated cycles", o.report ? "; report in " : "",
 		       o.report ? o.report : "");
 		if (sum.live)

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rocetest/run_report.h"
 #include "run_util.h"
@@ -58,9 +59,12 @@ static void write_run_facts(FILE *out, const struct rt_run_summary *s, const str
 	kv_text(out, "built from", s->build_id[0] ? s->build_id : "unknown (the device does not say)");
 	fprintf(out, "<tr><th>tests</th><td>%zu in %zu suite%s</td></tr>\n", n, ix->n_suites,
 		ix->n_suites == 1 ? "" : "s");
-	fprintf(out, "<tr><th>passed</th><td>%" PRIu64 "</td></tr>\n", (uint64_t)n - ix->failures);
+	fprintf(out, "<tr><th>passed</th><td>%" PRIu64 "</td></tr>\n", (uint64_t)n - ix->failures - ix->untimed);
 	fprintf(out, "<tr><th>failed</th><td%s>%" PRIu64 "</td></tr>\n", ix->failures ? " class=\"nz\"" : "",
 		ix->failures);
+	if (ix->untimed)
+		fprintf(out, "<tr><th>untimed</th><td title=\"the harness answered too slowly for these tests' timers: "
+			"neither passed nor failed\">%" PRIu64 "</td></tr>\n", ix->untimed);
 	fprintf(out, "<tr><th>seed</th><td class=\"mono\">%" PRIu64 "</td></tr>\n", s->seed);
 	kv_text(out, "started", s->started[0] ? s->started : "unknown");
 	format_seconds(s->wall_s, v, sizeof v);
@@ -125,9 +129,16 @@ static void write_sim_facts(FILE *out, const struct rt_run_summary *s, const str
 	fputs("</table>\n", out);
 }
 
-static void status_pill(FILE *out, bool passed)
+/* A verdict: failed over untimed over passed. */
+static void status_pill(FILE *out, uint64_t failures, uint64_t untimed)
 {
-	fprintf(out, "<span class=\"st st-%s\">%s</span>", passed ? "pass" : "fail", passed ? "pass" : "fail");
+	if (failures)
+		fputs("<span class=\"st st-fail\">fail</span>", out);
+	else if (untimed)
+		fputs("<span class=\"st st-warn\" title=\"timed the harness as much as the device\">untimed</span>",
+		      out);
+	else
+		fputs("<span class=\"st st-pass\">pass</span>", out);
 }
 
 static void write_suite_overview(FILE *out, const struct rt_run_index *ix)
@@ -142,7 +153,7 @@ static void write_suite_overview(FILE *out, const struct rt_run_index *ix)
 		fprintf(out, "<tr><td><a href=\"#s%zu\">", k + 1);
 		rt_rep_xml(out, su->name);
 		fputs("</a></td><td>", out);
-		status_pill(out, !su->failures);
+		status_pill(out, su->failures, su->untimed);
 		fputs("</td>", out);
 		rt_rep_html_count_cell(out, su->end - su->begin, false);
 		rt_rep_html_count_cell(out, su->failures, true);
@@ -158,6 +169,8 @@ static void write_summary(FILE *out, const struct rt_run_summary *s, const struc
 	size_t n = s->tests ? s->n_tests : 0;
 	char detail[96];
 	snprintf(detail, sizeof detail, "%zu test%s, %" PRIu64 " failed", n, n == 1 ? "" : "s", ix->failures);
+	if (ix->untimed)
+		snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ", %" PRIu64 " untimed", ix->untimed);
 	fputs("<div class=\"summary\">\n", out);
 	/* A run that ran nothing proves nothing: not a pass. */
 	rt_rep_html_verdict(out, n && !ix->failures, !n ? "NO TESTS" : ix->failures ? "FAIL" : "PASS", detail);
@@ -323,10 +336,10 @@ enum { SUITE_COLUMNS = 9 };
 
 static void test_row(FILE *out, const struct rt_run_summary *s, const struct rt_run_result *r)
 {
-	fprintf(out, "<tr id=\"t%zu\"%s>", (size_t)(r - s->tests), r->passed ? "" : " class=\"failed\"");
+	fprintf(out, "<tr id=\"t%zu\"%s>", (size_t)(r - s->tests), rt_run_failed(r) ? " class=\"failed\"" : "");
 	test_cell(out, r);
 	fputs("<td>", out);
-	status_pill(out, r->passed);
+	status_pill(out, rt_run_failed(r), r->untimed);
 	fputs("</td>", out);
 	fprintf(out, "<td class=\"n nw\">%" PRIu32 " / %" PRIu32 "</td><td class=\"n nw\">%" PRIu32 " / %" PRIu32 "</td>",
 		r->wrs, r->completions, r->frames_to_peer, r->frames_to_dut);
@@ -365,8 +378,10 @@ static void write_suite(FILE *out, const struct rt_run_summary *s, const struct 
 	fprintf(out, " <span class=\"sub\">%zu test%s, ", n, n == 1 ? "" : "s");
 	if (su->failures)
 		fprintf(out, "<span class=\"nz\">%" PRIu64 " failed</span>", su->failures);
-	else
+	else if (!su->untimed)
 		fputs("all passed", out);
+	if (su->untimed)
+		fprintf(out, "%s%" PRIu64 " untimed", su->failures ? ", " : "", su->untimed);
 	fputs("</span></h2>\n<table class=\"grid\">\n<tr><th>test</th><th>verdict</th>"
 	      "<th class=\"n\" title=\"work requests posted / completions\">WRs</th>"
 	      "<th class=\"n\" title=\"frames the device sent / frames the harness sent it\">frames</th>"

@@ -37,12 +37,14 @@ static void write_case(FILE *out, const struct rt_run_result *r)
 {
 	key_str(out, "{", "name", r->name);
 	key_str(out, ",", "description", r->description);
-	fprintf(out, ",\"passed\":%s,\"failure\":", r->passed ? "true" : "false");
+	fprintf(out, ",\"passed\":%s,\"untimed\":%s,\"failure\":", r->passed ? "true" : "false",
+		r->untimed ? "true" : "false");
 	if (r->passed)
 		fputs("null", out);
 	else
 		rt_rep_json_str(out, r->failure);
 	fprintf(out, ",\"seed\":%" PRIu64 ",\"cycles\":%" PRIu64, r->seed, r->cycles);
+	fprintf(out, ",\"timer_ns\":%" PRIu64 ",\"reaction_ns\":%" PRIu64, r->timer_ns, r->reaction_ns);
 	key_num(out, ",", "sim_us", r->sim_us);
 	key_num(out, ",", "wall_s", r->wall_s);
 	fprintf(out,
@@ -77,7 +79,8 @@ static void write_suites(FILE *out, const struct rt_run_summary *s, const struct
 	for (size_t k = 0; k < ix->n_suites; k++) {
 		const struct rt_run_suite *su = &ix->suites[k];
 		key_str(out, k ? ",\n{" : "\n{", "name", su->name);
-		fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\"cases\":[", su->end - su->begin, su->failures);
+		fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\"untimed\":%" PRIu64 ",\"cases\":[",
+			su->end - su->begin, su->failures, su->untimed);
 		for (size_t i = su->begin; i < su->end; i++) {
 			fputs(i > su->begin ? ",\n" : "\n", out);
 			write_case(out, rt_run_at(s, ix, i));
@@ -142,7 +145,8 @@ int rt_run_report_json(const struct rt_run_summary *s, FILE *out)
 	fprintf(out, ",\"seed\":%" PRIu64, s->seed);
 	key_str(out, ",", "started", s->started);
 	key_num(out, ",", "wall_s", s->wall_s);
-	fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\n", s->tests ? s->n_tests : 0, v.ix.failures);
+	fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\"untimed\":%" PRIu64 ",\n", s->tests ? s->n_tests : 0,
+		v.ix.failures, v.ix.untimed);
 	if (s->live)
 		write_live(out, s->live);
 	write_suites(out, s, &v.ix);

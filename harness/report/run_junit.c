@@ -27,6 +27,16 @@ static void write_failure(FILE *out, const struct rt_run_result *r)
 	fputs("</failure>\n", out);
 }
 
+/* An untimed test: neither passed nor failed (rt_run_result.untimed). */
+static void write_skipped(FILE *out, const struct rt_run_result *r)
+{
+	char first[256];
+	rt_run_first_line(r->failure, first, sizeof first);
+	fputs("      <skipped message=\"", out);
+	rt_rep_xml(out, first[0] ? first : "untimed");
+	fputs("\"/>\n", out);
+}
+
 static void write_system_out(FILE *out, const struct rt_run_summary *s, const struct rt_run_result *r)
 {
 	fprintf(out,
@@ -78,7 +88,9 @@ static void write_case(FILE *out, const struct rt_run_summary *s, const struct r
 	fputs("\" classname=\"rocetest.run.", out);
 	rt_rep_xml(out, r->suite);
 	fprintf(out, "\" time=\"%.3f\">\n", rt_run_nonneg(r->wall_s));
-	if (!r->passed)
+	if (r->untimed)
+		write_skipped(out, r);
+	else if (!r->passed)
 		write_failure(out, r);
 	write_system_out(out, s, r);
 	fputs("    </testcase>\n", out);
@@ -96,8 +108,8 @@ static void write_suite(FILE *out, const struct rt_run_summary *s, const struct 
 {
 	fputs("  <testsuite name=\"rocetest.run.", out);
 	rt_rep_xml(out, su->name);
-	fprintf(out, "\" tests=\"%zu\" failures=\"%" PRIu64 "\" errors=\"0\" skipped=\"0\" time=\"%.3f\"",
-		su->end - su->begin, su->failures, su->wall_s);
+	fprintf(out, "\" tests=\"%zu\" failures=\"%" PRIu64 "\" errors=\"0\" skipped=\"%" PRIu64 "\" time=\"%.3f\"",
+		su->end - su->begin, su->failures, su->untimed, su->wall_s);
 	if (s->started[0]) {
 		fputs(" timestamp=\"", out);
 		rt_rep_xml(out, s->started);

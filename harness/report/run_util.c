@@ -63,9 +63,11 @@ int rt_run_index_build(struct rt_run_index *ix, const struct rt_run_summary *s)
 			ix->suites[ix->n_suites++] = (struct rt_run_suite){ .name = r->suite, .begin = i };
 		struct rt_run_suite *su = &ix->suites[ix->n_suites - 1];
 		su->end = i + 1;
-		su->failures += !r->passed;
+		su->failures += rt_run_failed(r);
+		su->untimed += r->untimed;
 		su->wall_s += rt_run_nonneg(r->wall_s);
-		ix->failures += !r->passed;
+		ix->failures += rt_run_failed(r);
+		ix->untimed += r->untimed;
 		ix->wall_s += rt_run_nonneg(r->wall_s);
 	}
 	free(k);

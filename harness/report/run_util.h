@@ -20,7 +20,7 @@
 struct rt_run_suite {
 	const char *name;
 	size_t begin, end;
-	uint64_t failures;
+	uint64_t failures, untimed;
 	double wall_s;		/* its tests' wall times (rt_run_seconds) added up */
 };
 
@@ -33,7 +33,7 @@ struct rt_run_index {
 	size_t *order;		/* indexes into the summary's tests */
 	struct rt_run_suite *suites;
 	size_t n_suites;
-	uint64_t failures;
+	uint64_t failures, untimed;	/* rt_run_failed; rt_run_result.untimed */
 	double wall_s;		/* all tests */
 };
 

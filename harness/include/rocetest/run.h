@@ -66,6 +66,22 @@ struct rt_run_result {
 	char scenario[128];
 	char twin_gaps[512];
 
+	/*
+	 * Timing. The shortest timer the verdict rests on (the device's local
+	 * ACK timeout, the peer's RNR timer, a goodput test's round trip), and
+	 * the harness's slowest answer in the device's time: from the end of a
+	 * frame of the device's to the harness taking it, plus from an answer
+	 * being due to its going out. A simulator stands still while the
+	 * harness works, so only the step between harness turns counts; a
+	 * board's clock runs on (rocetest run --dut iface:). A test whose checks
+	 * all passed but whose reaction_ns is over timer_ns / RT_RUN_TIMING_SHARE
+	 * is untimed: it timed the harness as much as the device, so it is not a
+	 * pass (passed false) and not a failure.
+	 */
+	uint64_t timer_ns;
+	uint64_t reaction_ns;
+	bool untimed;
+
 	/* Throughput tests. */
 	bool has_goodput;
 	uint8_t opcode;			/* enum rt_dut_opcode */
@@ -189,6 +205,23 @@ struct rt_run_spec {
 	bool quick;				/* also in the "quick" suite */
 };
 
+/* The harness may take this share of a test's shortest timer to answer (rt_run_result.untimed). */
+#define RT_RUN_TIMING_SHARE 10
+
+/*
+ * The shortest timer a test's verdict rests on, ns: the device's local ACK
+ * timeout (the harness must answer inside it, or the device resends for
+ * nothing), the RNR timer of the peer's RNR NAKs when it sends them, and
+ * the link's round trip for a goodput measurement.
+ */
+uint64_t rt_run_timer_ns(const struct rt_run_spec *spec);
+
+/* A test neither passed nor untimed. */
+static inline bool rt_run_failed(const struct rt_run_result *r)
+{
+	return !r->passed && !r->untimed;
+}
+
 /* Every test, grouped by suite in run order. */
 const struct rt_run_spec *rt_run_specs(size_t *n);
 /* The suites' names in run order; "quick" is a cross-section for `make test`. */
@@ -211,6 +244,12 @@ struct rt_run_options {
 	const struct rt_run_addrs *addrs;	/* NULL: rt_run_addrs_default */
 	const char *dir;		/* captures go to DIR/SUITE-NAME.pcap (NULL: none) */
 	uint32_t ladder_flows;		/* flows with ladder rows kept for the report */
+	/*
+	 * A slow host: each turn of the harness takes this many ns more of
+	 * the device's time, as on a board whose clock runs while the harness
+	 * works. Which tests a host that slow would leave untimed (0: none).
+	 */
+	uint32_t host_delay_ns;
 	/* Each violation the checker finds, and the finished checker before it is freed. */
 	void (*on_violation)(void *ctx, const struct rt_violation *v);
 	void (*on_checked)(void *ctx, const struct rt_run_result *r, const struct rt_checker *c);
@@ -220,7 +259,7 @@ struct rt_run_options {
 };
 
 /*
- * Runs one test on the device and fills res (res->passed is the verdict).
+ * Runs one test on the device and fills res (res->passed and res->untimed are the verdict).
  * -1 with err when the harness itself could not run it (the device refused
  * its configuration, the capture could not be written).
  */

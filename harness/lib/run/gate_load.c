@@ -144,7 +144,14 @@ static int load_case(struct loader *ld, const char *suite, const struct rt_jv *c
 	struct rt_gate_item *it = add_item(ld, id);
 	if (!it)
 		return -1;
-	it->passed = passed->boolean;
+	/* Untimed (a board's harness too slow for the test's timers): neither passed nor failed. */
+	const struct rt_jv *untimed = rt_jv_get(c, "untimed");
+	if (untimed && untimed->type != RT_JV_BOOL && untimed->type != RT_JV_NULL)
+		return load_error(ld, untimed, "%s: \"untimed\" is %s, not true, false or null", what,
+				  type_word(untimed));
+	bool not_timed = untimed && untimed->type == RT_JV_BOOL && untimed->boolean;
+	it->passed = passed->boolean || not_timed;
+	it->evaluated = !not_timed;
 	first_line(it->detail, sizeof it->detail, failure);
 	snprintf(it->page, sizeof it->page, "%s", html);
 	if (add_metric(ld, RT_GATE_RETRANSMISSIONS, id, retx->number) ||

@@ -157,7 +157,7 @@ void run_dut_config(const struct runner *r, struct rt_dut_config *c, uint8_t pmt
 	c->mem_latency = r->mem_latency;
 	c->p_stall = r->p_stall;
 	for (unsigned q = 0; q < RT_DUT_MAX_QP; q++) {
-		c->timeout[q] = s->timeout ? s->timeout : 14;
+		c->timeout[q] = run_timeout_code(s);
 		c->retry_cnt[q] = s->retry_cnt;
 		c->rnr_retry[q] = s->rnr_retry;
 	}

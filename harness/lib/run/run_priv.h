@@ -70,6 +70,7 @@ struct runner {
 	uint64_t rng;
 	uint64_t mem_state;	/* rng as it was when it filled the device's memory (the twin's seed) */
 	double ns_per_tick;
+	uint64_t host_delay_ticks;	/* rt_run_options.host_delay_ns */
 	int64_t now;		/* ns since reset */
 	struct rt_wire *wire;
 	struct qp_side qp[RT_RUN_MAX_QP];
@@ -90,10 +91,30 @@ struct runner {
 	struct fault_hit hits[MAX_FAULT_HITS];
 	uint32_t n_hits;	/* may exceed MAX_FAULT_HITS: the twin then says so */
 	struct rt_link_stats link_seen[2];	/* the link's counters after the frame before */
+	/*
+	 * The harness's reaction (rt_run_result.reaction_ns), the device's ns:
+	 * the latest it took a device frame after the frame's end, and the
+	 * latest it answered: how late the frames it pushed in a turn were due,
+	 * plus that turn's length (they went out before the next turn began).
+	 */
+	int64_t late_take, late_answer, due_late;
+	bool pushed;
 	uint32_t mem_latency;	/* the device's surroundings in this test (run_bench_pick) */
 	double p_stall;
 	uint8_t buf[MAX_FRAME];
 };
+
+/* The device's local ACK timeout code in spec's test (0 there: 14, 67 ms). */
+static inline uint8_t run_timeout_code(const struct rt_run_spec *spec)
+{
+	return spec->timeout ? spec->timeout : 14;
+}
+
+/* The link's delay each way in spec's test (0 there: 1 us, a 2 us round trip). */
+static inline uint32_t run_one_way_ns(const struct rt_run_spec *spec)
+{
+	return spec->one_way_ns ? spec->one_way_ns : 1000;
+}
 
 /* The host QPN that is device QP q's peer. */
 static inline uint32_t peer_qpn(unsigned q)

@@ -7,7 +7,9 @@
  */
 #include <string.h>
 
+#include "rocetest/model.h"
 #include "rocetest/run.h"
+#include "run_priv.h"
 
 #define ALL_OPS 0x0F
 #define OP(x) (1u << RT_DUT_##x)
@@ -299,4 +301,15 @@ bool rt_run_in_suite(const struct rt_run_spec *spec, const char *suite)
 {
 	return !strcmp(suite, "all") || !strcmp(suite, spec->suite) || (!strcmp(suite, "quick") && spec->quick) ||
 	       (!strcmp(suite, "functional") && !spec->throughput);
+}
+
+uint64_t rt_run_timer_ns(const struct rt_run_spec *spec)
+{
+	uint64_t t = (uint64_t)rt_local_ack_timeout_ns(run_timeout_code(spec));
+	if (spec->peer != RT_PEER_READY && (uint64_t)rt_rnr_timer_ns(spec->rnr_timer) < t)
+		t = (uint64_t)rt_rnr_timer_ns(spec->rnr_timer);
+	uint64_t rtt = 2ull * run_one_way_ns(spec);
+	if (spec->throughput && rtt < t)
+		t = rtt;
+	return t;
 }

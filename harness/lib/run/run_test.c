@@ -106,7 +106,7 @@ void run_capture(struct runner *r, int64_t t, const uint8_t *f, uint32_t len)
 
 void run_ticks(struct runner *r, uint64_t n)
 {
-	r->dut->advance(r->dut->ctx, n);
+	r->dut->advance(r->dut->ctx, n + r->host_delay_ticks);
 	r->now = (int64_t)((double)r->dut->now(r->dut->ctx) * r->ns_per_tick);
 }
 
@@ -476,6 +476,8 @@ static void from_device(struct runner *r)
 		if (r->tx_first < 0)
 			r->tx_first = t;
 		r->tx_last_end = t + wire_ns(len, r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100);
+		if (r->now - r->tx_last_end > r->late_take)
+			r->late_take = r->now - r->tx_last_end;
 		/* Sent at t, before r->now: the link's delay keeps its arrival ahead of the clock. */
 		uint8_t *slot = rt_wire_frame_buffer(r->wire, 0);
 		memcpy(slot, r->buf, len);
@@ -525,6 +527,9 @@ static void arrivals(struct runner *r, int64_t t)
 				note_ack(r, f.data, f.len);
 			}
 			run_push(r, f.data, f.len);
+			if (r->now - f.arrive > r->due_late)
+				r->due_late = r->now - f.arrive;
+			r->pushed = true;
 			continue;
 		}
 		struct rt_packet p;
@@ -636,13 +641,24 @@ static bool all_quiet(struct runner *r)
 	return true;
 }
 
+/* The frames the harness pushed in the turn that just took turn_ns went out within it. */
+static void note_answers(struct runner *r, int64_t turn_ns)
+{
+	if (r->pushed && r->due_late + turn_ns > r->late_answer)
+		r->late_answer = r->due_late + turn_ns;
+	r->pushed = false;
+	r->due_late = 0;
+}
+
 static void run_work(struct runner *r)
 {
 	uint64_t quiet = 0, last_report = 0;
 	uint64_t limit = (uint64_t)(0.2 / (r->ns_per_tick * 1e-9));	/* 200 ms of device time */
 	r->last_activity = r->now;
 	for (uint64_t start = r->dut->now(r->dut->ctx);;) {
+		int64_t turn_start = r->now;
 		run_ticks(r, CHUNK_TICKS);
+		note_answers(r, r->now - turn_start);
 		from_device(r);
 		arrivals(r, r->now);
 		peer_turn(r);
@@ -923,7 +939,7 @@ static int prepare(struct runner *r, struct rt_error *err)
 	r->now = 0;
 	if (open_capture(r, err) || setup_checker(r, err))
 		return -1;
-	struct rt_wire_config wc = { .delay_ns = s->one_way_ns ? s->one_way_ns : 1000,
+	struct rt_wire_config wc = { .delay_ns = run_one_way_ns(s),
 				     .rate_bps = (uint64_t)((r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100) * 1e9),
 				     .max_frame = MAX_FRAME, .n_faults = s->n_faults };
 	memcpy(wc.faults, s->faults, sizeof s->faults);
@@ -958,6 +974,7 @@ static struct runner *new_runner(struct rt_dut_ops *dut, const struct rt_run_spe
 		rt_run_addrs_default(&r->addr);
 	r->tx_first = -1;
 	r->ns_per_tick = 1e9 / dut->info.tick_hz;
+	r->host_delay_ticks = (uint64_t)((double)opt->host_delay_ns / r->ns_per_tick + 0.5);
 	r->rng = opt->seed * 0x9E3779B97F4A7C15ull;
 	for (const char *p = spec->name; *p; p++)
 		r->rng = (r->rng ^ (uint8_t)*p) * 0x100000001B3ull;
@@ -1002,6 +1019,33 @@ static int run_phases(struct runner *r, struct rt_error *err)
 	return r->opt->dir ? run_write_twin(r, err) : 0;
 }
 
+/*
+ * Whether the harness answered fast enough for the test's timers to time
+ * the device: if not, a test that passed every check is untimed, and a
+ * failure says the harness may be why.
+ */
+static void judge_timing(struct runner *r)
+{
+	struct rt_run_result *res = r->res;
+	res->timer_ns = rt_run_timer_ns(r->spec);
+	res->reaction_ns = (uint64_t)(r->late_take + r->late_answer);
+	if (res->reaction_ns * RT_RUN_TIMING_SHARE <= res->timer_ns)
+		return;
+	char why[200];
+	snprintf(why, sizeof why,
+		 "the harness took up to %.2f us of the device's time to answer, more than a %dth of the test's "
+		 "shortest timer (%.2f us)",
+		 (double)res->reaction_ns / 1000, RT_RUN_TIMING_SHARE, (double)res->timer_ns / 1000);
+	if (res->passed) {
+		res->passed = false;
+		res->untimed = true;
+		snprintf(res->failure, sizeof res->failure, "untimed: %s: it timed the harness as much as the device\n",
+			 why);
+	} else {
+		run_fail(r, "%s: the harness's delay may be why", why);
+	}
+}
+
 /* The checker's end-of-capture rules and what the run measured; rc: the run's status so far. */
 static void finish_check(struct runner *r, int rc)
 {
@@ -1009,6 +1053,7 @@ static void finish_check(struct runner *r, int rc)
 	if (!r->chk)
 		return;
 	rt_checker_finish(r->chk);
+	judge_timing(r);
 	res->cycles = r->dut->now(r->dut->ctx);
 	res->sim_us = (double)res->cycles * r->ns_per_tick / 1000;
 	res->wrs = r->n_wrs;

@@ -196,7 +196,7 @@ static void twin_config(const struct runner *r, unsigned q, unsigned dev, struct
 	memcpy(d->peer_ip, peer->ip, 16);
 	d->peer_qpn = peer->qpn;
 	d->rq_psn = peer->sq_psn;
-	sim->delay_ns = s->one_way_ns ? s->one_way_ns : 1000;
+	sim->delay_ns = run_one_way_ns(s);
 	sim->rate_bps = (uint64_t)((r->dut->info.mac_gbps > 0 ? r->dut->info.mac_gbps : 100) * 1e9);
 	/* The run's capture is the device's port: its frames as sent, the peer's as they arrive. */
 	sim->tap = dev ? RT_TAP_B : RT_TAP_A;

@@ -86,6 +86,9 @@ def summary_problems(board, sim, iface):
         name = "/".join(key)
         if not c["passed"]:
             probs.append(f"{name}: failed: {c['failure']!r}")
+        # The harness's reaction over the wire, in the board's time: measured, and within a tenth of the timers.
+        if not 0 < c["reaction_ns"] * 10 <= c["timer_ns"]:
+            probs.append(f"{name}: reaction {c['reaction_ns']} ns against a shortest timer of {c['timer_ns']} ns")
         if c["completions"] != c["wrs"]:
             probs.append(f"{name}: {c['completions']} completions for {c['wrs']} WRs")
         same = ["wrs", "completions", "payload_bytes"] + (["frames_to_peer", "frames_to_dut"] if key[0] in TIMELESS else [])

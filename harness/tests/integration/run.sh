@@ -937,6 +937,53 @@ run "$ROCETEST" run --dut sim --width 64 --quiet --suite functional
 want_rc 0; out_has "rocetest run: $nf tests, 0 failed"
 check "run --width 64: the 64-bit model passes every suite but throughput ($nf tests)"
 
+# A slow host (as a board's harness, whose clock does not wait for it): the tests
+# whose shortest timer is under ten times the harness's reaction are UNTIMED, not
+# passed and not failed, in the output, summary.json and JUnit; the others pass.
+if needs "run: --host-delay-us makes the short-timer tests untimed" model python; then
+	run "$ROCETEST" run --dut sim --suite rnr --skip rnr/rnr-code-14 --host-delay-us 2 --report "$TMP/run-untimed"
+	want_rc 0
+	out_has "UNTIMED rnr/rnr-wait: "; out_has "UNTIMED rnr/rnr-code-4: "; out_has "PASS rnr/rnr-code-9: "
+	out_has "untimed: the harness took up to "; out_has "more than a 10th of the test's shortest timer (10.00 us)"
+	out_has "rocetest run: 4 tests, 0 failed, 3 untimed"
+	"$PY" - "$TMP/run-untimed" >"$TMP/untimed.txt" 2>&1 <<'PYEOF' || probs+=("$(tail -c 400 "$TMP/untimed.txt")")
+import json, sys
+from xml.etree import ElementTree
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+cases = {c["name"]: c for su in s["suites"] for c in su["cases"]}
+want = {"rnr-wait": True, "rnr-retry-exhausted": True, "rnr-code-4": True, "rnr-code-9": False}
+for name, untimed in want.items():
+    c = cases[name]
+    assert c["untimed"] == untimed and c["passed"] == (not untimed), (name, c["untimed"], c["passed"])
+    # The verdict follows the figures: untimed exactly when the reaction is over a tenth of the timer.
+    assert (c["reaction_ns"] * 10 > c["timer_ns"]) == untimed, (name, c["reaction_ns"], c["timer_ns"])
+    assert c["reaction_ns"] >= 2000, (name, c["reaction_ns"])
+    assert (c["failure"] or "").startswith("untimed: ") == untimed, (name, c["failure"])
+assert (s["failures"], s["untimed"]) == (0, 3), (s["failures"], s["untimed"])
+skipped = [t.get("name") for t in ElementTree.parse(d + "/junit.xml").getroot().iter("testcase")
+           if t.find("skipped") is not None]
+assert sorted(skipped) == ["rnr-code-4", "rnr-retry-exhausted", "rnr-wait"], skipped
+assert not [t for t in ElementTree.parse(d + "/junit.xml").getroot().iter("failure")]
+page = open(d + "/index.html").read()
+assert "3 untimed" in page and page.count(">untimed</span>") >= 3, "index.html"
+PYEOF
+	check "run --host-delay-us 2: the rnr tests with timers up to 40 us UNTIMED (summary.json, JUnit skipped, the page), rnr-code-9 (90 us) passes, exit 0"
+	# The host of the simulation answers within a step: nothing is untimed, and the reactions are reported.
+	run "$ROCETEST" run --dut sim --suite rnr --skip rnr/rnr-code-14 --report "$TMP/run-timed"
+	want_rc 0; out_has "rocetest run: 4 tests, 0 failed, seed"; ! grep -q UNTIMED "$OUT" || probs+=("a test UNTIMED without a host delay")
+	"$PY" -c '
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+cs = [c for su in s["suites"] for c in su["cases"]]
+assert s["untimed"] == 0 and all(0 < c["reaction_ns"] * 10 <= c["timer_ns"] for c in cs), [(c["reaction_ns"], c["timer_ns"]) for c in cs]
+' "$TMP/run-timed" >"$TMP/untimed.txt" 2>&1 || probs+=("$(tail -c 400 "$TMP/untimed.txt")")
+	check "run without a host delay: no test untimed, every reaction reported and under a tenth of its timer"
+	run "$ROCETEST" run --dut sim --host-delay-us -1
+	want_rc 2; err_has "--host-delay-us needs microseconds from 0 to 1000000, not '-1'"
+	check "run --host-delay-us -1: usage error, exit 2"
+fi
+
 run "$ROCETEST" run --help
 want_rc 0; out_has "usage: rocetest run"; out_has "--suite"; out_has "--seed"; out_has "--report"; err_empty
 check "run --help: exit 0, --suite, --seed and --report described"

@@ -8,9 +8,10 @@ The unit test binary writes the sample run of harness/tests/unit/test_run_report
 OUTDIR as summary.json, junit.xml and index.html; this checks them with other
 tools than the unit tests use:
   JSON   python's json, strict (no NaN); exactly the documented top-level
-         keys; tests/failures agree with the suites and their cases.
+         keys; tests/failures/untimed agree with the suites and their cases.
   JUnit  xmllint against XSD; per suite tests/failures agree with its
-         cases and with the JSON; one <failure> per failed test.
+         cases and with the JSON; one <failure> per failed test, one
+         <skipped> per untimed one.
   HTML   self-contained (check_report.py's scan, no script at all); then
          headless Chromium renders it: a PNG over 20 KB with many colours,
          and a DOM with the goodput plot's <svg>.
@@ -26,8 +27,8 @@ from xml.etree import ElementTree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_report as cr  # noqa: E402  (the strict JSON reader, the page scan and Chromium)
 
-TOP = ["dut", "build_id", "seed", "started", "wall_s", "tests", "failures", "suites", "metrics"]
-CASE = {"name", "description", "passed", "failure", "seed", "cycles", "sim_us", "wall_s", "wrs", "completions",
+TOP = ["dut", "build_id", "seed", "started", "wall_s", "tests", "failures", "untimed", "suites", "metrics"]
+CASE = {"name", "description", "passed", "untimed", "failure", "seed", "cycles", "timer_ns", "reaction_ns", "sim_us", "wall_s", "wrs", "completions",
         "frames_to_peer", "frames_to_dut", "retransmissions", "timeouts", "naks", "rnr_naks", "link",
         "checker", "payload_bytes", "bench", "underrun_cycles", "underrun_frames", "pcap", "html", "scenario",
         "twin_gaps"}
@@ -41,14 +42,21 @@ def json_problems(obj):
     cases = [c for s in obj["suites"] for c in s["cases"]]
     if obj["tests"] != len(cases) or obj["tests"] != sum(s["tests"] for s in obj["suites"]):
         probs.append(f"tests={obj['tests']}, {len(cases)} cases")
-    failed = [c for c in cases if not c["passed"]]
+    failed = [c for c in cases if not c["passed"] and not c["untimed"]]
     if obj["failures"] != len(failed) or obj["failures"] != sum(s["failures"] for s in obj["suites"]):
         probs.append(f"failures={obj['failures']}, {len(failed)} failed cases")
+    untimed = [c for c in cases if c["untimed"]]
+    if obj["untimed"] != len(untimed) or obj["untimed"] != sum(s["untimed"] for s in obj["suites"]):
+        probs.append(f"untimed={obj['untimed']}, {len(untimed)} untimed cases")
     for c in cases:
         if set(c) != CASE:
             probs.append(f"case {c.get('name')}: keys {sorted(set(c) ^ CASE)} differ")
         if (c["failure"] is None) != c["passed"]:
             probs.append(f"case {c['name']}: failure {c['failure']!r} with passed={c['passed']}")
+        # Untimed: every check passed, but the harness answered slower than a tenth of the shortest timer.
+        if c["untimed"] and (c["passed"] or c["reaction_ns"] * 10 <= c["timer_ns"]):
+            probs.append(f"case {c['name']}: untimed with passed={c['passed']}, reaction {c['reaction_ns']} ns, "
+                         f"timer {c['timer_ns']} ns")
     m = obj["metrics"]
     for e in m["goodput"]:
         if set(e) < {"opcode", "msg_size", "gbps", "limit_gbps"}:
@@ -70,10 +78,14 @@ def junit_problems(path, xsd, obj):
     for suite, js in zip(suites, obj["suites"]):
         cases = suite.findall("testcase")
         fails = [c for c in cases if c.find("failure") is not None]
+        skips = [c for c in cases if c.find("skipped") is not None]
         if int(suite.get("tests")) != len(cases) or len(cases) != js["tests"]:
             probs.append(f"{suite.get('name')}: tests={suite.get('tests')}, {len(cases)} cases")
         if int(suite.get("failures")) != len(fails) or len(fails) != js["failures"]:
             probs.append(f"{suite.get('name')}: failures={suite.get('failures')}, {len(fails)} failing")
+        if int(suite.get("skipped")) != len(skips) or len(skips) != js["untimed"]:
+            probs.append(f"{suite.get('name')}: skipped={suite.get('skipped')}, {len(skips)} skipped, "
+                         f"{js['untimed']} untimed")
         if [c.get("name") for c in cases] != [c["name"] for c in js["cases"]]:
             probs.append(f"{suite.get('name')}: cases not in the JSON's order")
     if int(root.get("tests")) != obj["tests"] or int(root.get("failures")) != obj["failures"]:

@@ -501,6 +501,50 @@ START_TEST(load_check_report)
 }
 END_TEST
 
+/* An untimed test (a board's harness too slow for its timers) is neither passed nor failed: a note, not a regression. */
+START_TEST(untimed_test_is_a_note)
+{
+	static const char text[] =
+		"{\"dut\":\"board\",\"seed\":1,\"suites\":[{\"name\":\"rnr\",\"cases\":[\n"
+		"{\"name\":\"rnr-code-4\",\"passed\":false,\"untimed\":true,\"failure\":\"untimed: the harness took up to "
+		"40.00 us\",\"cycles\":1,\"wrs\":2,\"retransmissions\":1,\"checker\":{\"errors\":0,\"warnings\":0}},\n"
+		"{\"name\":\"rnr-code-9\",\"passed\":false,\"untimed\":false,\"failure\":\"WR 1: status rnr-retry\","
+		"\"cycles\":1,\"wrs\":2,\"retransmissions\":1,\"checker\":{\"errors\":0,\"warnings\":0}}]}],"
+		"\"metrics\":{\"goodput\":[]}}\n";
+	char path[64];
+	temp_file(path, sizeof path, text);
+	struct rt_gate_result r;
+	struct rt_error err;
+	ck_assert_msg(rt_gate_load(&r, path, &err) == 0, "%s", err.msg);
+	unlink(path);
+	ck_assert_uint_eq(r.n_items, 2);
+	ck_assert(r.items[0].passed && !r.items[0].evaluated);
+	ck_assert_str_eq(r.items[0].detail, "untimed: the harness took up to 40.00 us");
+	ck_assert(!r.items[1].passed && r.items[1].evaluated);
+	rt_gate_result_free(&r);
+
+	struct mini a, b;
+	mini_init(&a, "base");
+	mini_init(&b, "cand");
+	mini_item(&a, "rnr/rnr-code-4", true);
+	mini_item(&b, "rnr/rnr-code-4", true)->evaluated = false;
+	struct rt_gate_outcome o;
+	compare(&a, &b, NULL, &o);
+	expect_class(&o, "rnr/rnr-code-4", RT_GATE_NOTE);
+	ck_assert(rt_gate_passed(&o));
+	rt_gate_outcome_free(&o);
+
+	/* "untimed" of another type is an input error naming the test. */
+	temp_file(path, sizeof path,
+		  "{\"dut\":\"d\",\"seed\":1,\"suites\":[{\"name\":\"s\",\"cases\":[{\"name\":\"t\",\"passed\":true,"
+		  "\"untimed\":1,\"cycles\":1,\"wrs\":1,\"retransmissions\":0,\"checker\":{\"errors\":0,"
+		  "\"warnings\":0}}]}],\"metrics\":{\"goodput\":[]}}");
+	ck_assert_int_eq(rt_gate_load(&r, path, &err), -1);
+	unlink(path);
+	ck_assert_ptr_nonnull(strstr(err.msg, "test 's/t': \"untimed\" is a number, not true, false or null"));
+}
+END_TEST
+
 /* The error loading text as a report, without the temporary path. */
 static const char *load_error(const char *text)
 {
@@ -693,6 +737,7 @@ Suite *gate_suite(void)
 	tcase_add_test(tc, xfail_file_errors);
 	tcase_add_test(tc, load_run_summary);
 	tcase_add_test(tc, load_check_report);
+	tcase_add_test(tc, untimed_test_is_a_note);
 	tcase_add_test(tc, load_errors);
 	tcase_add_test(tc, json_values);
 	tcase_add_test(tc, json_errors);

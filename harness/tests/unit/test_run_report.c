@@ -30,6 +30,7 @@
 #define FINDING_1 "PSN 0x10 <&>\"' retransmitted after the ACK"
 #define FINDING_2 "completion 3: status rnr-retry-exceeded, expected success"
 #define FAILURE FINDING_1 "\n" FINDING_2 "\n"
+#define UNTIMED "untimed: the harness took up to 2.50 us of the device's time to answer, more than a 10th of the test's shortest timer (16.38 us)"
 
 static const uint32_t sizes[] = { 256, 1024, 4096, 5120, 16384, 65536, 1048576 };
 #define N_SIZES (sizeof sizes / sizeof sizes[0])
@@ -90,7 +91,11 @@ static struct sample *sample_new(void)
 	ck_assert_ptr_nonnull(x);
 	struct rt_run_result *t = x->tests;
 	result(&t[0], "basic", "send-only", true);
-	result(&t[1], "faults", "drop-one", true);
+	result(&t[1], "faults", "drop-one", false);
+	t[1].untimed = true;
+	t[1].timer_ns = 16384;
+	t[1].reaction_ns = 2500;
+	snprintf(t[1].failure, sizeof t[1].failure, "%s\n", UNTIMED);
 	t[1].link_dropped = 1;
 	t[1].retransmissions = 1;
 	t[1].naks = 1;
@@ -304,7 +309,7 @@ START_TEST(json_shape_and_counts)
 
 	/* Exactly these top-level keys. */
 	static const char *const keys[] = { "dut", "build_id", "seed", "started", "wall_s", "tests", "failures",
-					    "suites", "metrics" };
+					    "untimed", "suites", "metrics" };
 	ck_assert_uint_eq(json_length(json), sizeof keys / sizeof keys[0]);
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		member(json, keys[i]);
@@ -312,19 +317,21 @@ START_TEST(json_shape_and_counts)
 	ck_assert_uint_eq(json_u64(member(json, "seed")), 1);
 	ck_assert_uint_eq(json_u64(member(json, "tests")), N_TESTS);
 	ck_assert_uint_eq(json_u64(member(json, "failures")), N_FAILED);
+	ck_assert_uint_eq(json_u64(member(json, "untimed")), 1);
 
 	/* Suites in the order their first test ran, each test under its own suite in run order. */
 	const char *suites = member(json, "suites");
 	ck_assert_uint_eq(json_length(suites), 3);
 	static const char *const names[] = { "\"basic\"", "\"faults\"", "\"throughput\"" };
-	static const uint64_t tests[] = { 3, 2, 2 * N_SIZES }, failures[] = { 1, 1, 0 };
+	static const uint64_t tests[] = { 3, 2, 2 * N_SIZES }, failures[] = { 1, 1, 0 }, untimed[] = { 0, 1, 0 };
 	uint64_t total = 0;
 	for (size_t k = 0; k < 3; k++) {
 		const char *su = element(suites, k);
-		ck_assert_uint_eq(json_length(su), 4);
+		ck_assert_uint_eq(json_length(su), 5);
 		ck_assert_msg(json_is(member(su, "name"), names[k]), "suite %zu is not %s", k, names[k]);
 		ck_assert_uint_eq(json_u64(member(su, "tests")), tests[k]);
 		ck_assert_uint_eq(json_u64(member(su, "failures")), failures[k]);
+		ck_assert_uint_eq(json_u64(member(su, "untimed")), untimed[k]);
 		ck_assert_uint_eq(json_length(member(su, "cases")), tests[k]);
 		total += json_length(member(su, "cases"));
 	}
@@ -335,8 +342,8 @@ START_TEST(json_shape_and_counts)
 	ck_assert(json_is(member(element(basic, 2), "name"), "\"write-only\""));
 
 	/* Every field of a case, with its nested objects. */
-	static const char *const fields[] = { "name", "description", "passed", "failure", "seed", "cycles",
-					      "sim_us", "wall_s", "wrs", "completions", "frames_to_peer",
+	static const char *const fields[] = { "name", "description", "passed", "untimed", "failure", "seed",
+					      "cycles", "timer_ns", "reaction_ns", "sim_us", "wall_s", "wrs", "completions", "frames_to_peer",
 					      "frames_to_dut", "retransmissions", "timeouts", "naks", "rnr_naks",
 					      "link", "checker", "payload_bytes", "bench", "underrun_cycles",
 					      "underrun_frames", "pcap", "html", "scenario", "twin_gaps" };
@@ -456,7 +463,11 @@ START_TEST(junit_suites_cases_failures)
 	ck_assert_uint_eq(text_count(xml, "<failure "), N_FAILED);
 	ck_assert_uint_eq(text_count(xml, "<system-out>"), N_TESTS);
 	text_assert_has(xml, "<testsuite name=\"rocetest.run.basic\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"0\"");
-	text_assert_has(xml, "<testsuite name=\"rocetest.run.faults\" tests=\"2\" failures=\"1\"");
+	text_assert_has(xml, "<testsuite name=\"rocetest.run.faults\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\"");
+	/* The untimed test: skipped with its reason, not failed. */
+	ck_assert_uint_eq(text_count(xml, "<skipped "), 1);
+	text_assert_has(xml, "<testcase name=\"drop-one\" classname=\"rocetest.run.faults\" time=\"0.250\">\n"
+			"      <skipped message=\"untimed: the harness took up to 2.50 us of the device&#39;s time");
 	text_assert_has(xml, "<testsuite name=\"rocetest.run.throughput\" tests=\"14\" failures=\"0\"");
 	assert_before(xml, "rocetest.run.basic\"", "rocetest.run.faults\"");
 	text_assert_has(xml, "<testcase name=\"send-only\" classname=\"rocetest.run.basic\" time=\"0.250\">");
@@ -514,7 +525,7 @@ START_TEST(html_page)
 	assert_utf8(html);
 	text_assert_has(html, "<!DOCTYPE html>");
 	ck_assert_uint_eq(text_count(html, "</html>\n"), 1);
-	text_assert_has(html, "<div class=\"verdict fail\">FAIL<small>19 tests, 2 failed</small></div>");
+	text_assert_has(html, "<div class=\"verdict fail\">FAIL<small>19 tests, 2 failed, 1 untimed</small></div>");
 	text_assert_has(html, "roce_endpoint (Verilator, DATA_WIDTH 512, N_QP 4)");
 	text_assert_has(html, "2026-11-21T12:00:00Z");
 	/* Simulation speed: 2.5 M cycles/s is 2.5 MHz, 1/129 of a 322 MHz clock. */
@@ -529,7 +540,12 @@ START_TEST(html_page)
 	text_assert_has(html, "script-src 'none'");
 
 	/* The failed tests' findings, escaped, in a <pre>; never the raw markup. */
-	ck_assert_uint_eq(text_count(html, "<pre class=\"finding\">"), N_FAILED);
+	ck_assert_uint_eq(text_count(html, "<pre class=\"finding\">"), N_FAILED + 1);
+	/* The untimed test: its own verdict and why, not a failure. */
+	text_assert_has(html, "<tr id=\"t1\"><td");
+	text_assert_has(html, "<span class=\"st st-warn\" title=\"timed the harness as much as the device\">untimed</span>");
+	text_assert_has(html, "<pre class=\"finding\">untimed: the harness took up to 2.50 us");
+	text_assert_has(html, "<tr><th>untimed</th>");
 	text_assert_has(html, "<pre class=\"finding\">PSN 0x10 &lt;&amp;&gt;&quot;&#39; retransmitted after the ACK\n" FINDING_2
 			 "\n</pre>");
 	text_assert_lacks(html, "<&>");
@@ -613,11 +629,20 @@ START_TEST(html_without_goodput)
 	text_assert_has(html, "No throughput test ran in this run, so there is no goodput to plot.");
 	free(html);
 
-	/* All passed: the verdict says PASS. */
+	/* None failed, one untimed: the verdict is PASS and says so; only the untimed one has a finding. */
 	x->tests[2].passed = x->tests[3].passed = true;
+	html = write_to_string(rt_run_report_html, &x->s);
+	text_assert_has(html, "<div class=\"verdict pass\">PASS<small>5 tests, 0 failed, 1 untimed</small></div>");
+	ck_assert_uint_eq(text_count(html, "<pre class=\"finding\">"), 1);
+	free(html);
+
+	/* All passed: no finding at all. */
+	x->tests[1].passed = true;
+	x->tests[1].untimed = false;
 	html = write_to_string(rt_run_report_html, &x->s);
 	text_assert_has(html, "<div class=\"verdict pass\">PASS<small>5 tests, 0 failed</small></div>");
 	text_assert_lacks(html, "<pre class=\"finding\">");
+	text_assert_lacks(html, "untimed");
 	free(html);
 	free(x);
 }
