@@ -15,26 +15,24 @@
 #include "run_util.h"
 #include "util.h"
 
-static void write_failure(FILE *out, const struct rt_run_result *r)
+/*
+ * A failed test's <failure>, every finding its text, or an untimed test's
+ * <skipped> (neither passed nor failed); the first line is the message, and
+ * a test that did not pass always says so, even when the runner left no finding.
+ */
+static void write_not_passed(FILE *out, const struct rt_run_result *r)
 {
 	char first[256];
 	rt_run_first_line(r->failure, first, sizeof first);
-	fputs("      <failure type=\"conformance\" message=\"", out);
-	/* A failed test always says so, even when the runner left no finding. */
-	rt_rep_xml(out, first[0] ? first : "failed");
+	fputs(r->untimed ? "      <skipped message=\"" : "      <failure type=\"conformance\" message=\"", out);
+	rt_rep_xml(out, first[0] ? first : r->untimed ? "untimed" : "failed");
+	if (r->untimed) {
+		fputs("\"/>\n", out);
+		return;
+	}
 	fputs("\">", out);
 	rt_run_xml_lines(out, r->failure);
 	fputs("</failure>\n", out);
-}
-
-/* An untimed test: neither passed nor failed (rt_run_result.untimed). */
-static void write_skipped(FILE *out, const struct rt_run_result *r)
-{
-	char first[256];
-	rt_run_first_line(r->failure, first, sizeof first);
-	fputs("      <skipped message=\"", out);
-	rt_rep_xml(out, first[0] ? first : "untimed");
-	fputs("\"/>\n", out);
 }
 
 static void write_system_out(FILE *out, const struct rt_run_summary *s, const struct rt_run_result *r)
@@ -88,10 +86,8 @@ static void write_case(FILE *out, const struct rt_run_summary *s, const struct r
 	fputs("\" classname=\"rocetest.run.", out);
 	rt_rep_xml(out, r->suite);
 	fprintf(out, "\" time=\"%.3f\">\n", rt_run_nonneg(r->wall_s));
-	if (r->untimed)
-		write_skipped(out, r);
-	else if (!r->passed)
-		write_failure(out, r);
+	if (!r->passed)
+		write_not_passed(out, r);
 	write_system_out(out, s, r);
 	fputs("    </testcase>\n", out);
 }
