@@ -304,8 +304,8 @@ static void print_result(const struct run_cli *o, const struct rt_run_result *r)
 		return;
 	printf("%s %s/%s: %u WRs, %u+%u frames, %u retransmissions, %u timeouts, %u NAKs, %u RNR NAKs, "
 	       "%.1f us simulated, %.1f s",
-	       r->passed ? "PASS" : r->untimed ? "UNTIMED" : "FAIL", r->suite, r->name, r->wrs, r->frames_to_peer, r->frames_to_dut,
-	       r->retransmissions, r->timeouts, r->naks, r->rnr_naks, r->sim_us, r->wall_s);
+	       r->passed ? "PASS" : r->untimed ? "UNTIMED" : "FAIL", r->suite, r->name, r->wrs, r->frames_to_peer,
+	       r->frames_to_dut, r->retransmissions, r->timeouts, r->naks, r->rnr_naks, r->sim_us, r->wall_s);
 	if (r->has_goodput)
 		printf(", goodput %.2f Gb/s (limit %.2f)", r->goodput_gbps, r->limit_gbps);
 	printf("\n");

@@ -1019,29 +1019,39 @@ static int run_phases(struct runner *r, struct rt_error *err)
 	return r->opt->dir ? run_write_twin(r, err) : 0;
 }
 
+/* "the harness took up to X us of the device's time to answer, more than a 10th of WHAT (Y us)" */
+static void slow_harness(const struct rt_run_result *res, const char *what, uint64_t ns, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "the harness took up to %.2f us of the device's time to answer, more than a %dth of %s (%.2f us)",
+		 (double)res->reaction_ns / 1000, RT_RUN_TIMING_SHARE, what, (double)ns / 1000);
+}
+
 /*
  * Whether the harness answered fast enough for the test's timers to time
- * the device: if not, a test that passed every check is untimed, and a
- * failure says the harness may be why.
+ * the device: if not, a test that passed every check is untimed. A failed
+ * test says the harness may be why when it was that slow for the timers
+ * or for the link's round trip, which sets how much is in flight when an
+ * answer comes (and so how many NAKs some faults cause).
  */
 static void judge_timing(struct runner *r)
 {
 	struct rt_run_result *res = r->res;
 	res->timer_ns = rt_run_timer_ns(r->spec);
 	res->reaction_ns = (uint64_t)(r->late_take + r->late_answer);
-	if (res->reaction_ns * RT_RUN_TIMING_SHARE <= res->timer_ns)
-		return;
+	uint64_t rtt = 2ull * run_one_way_ns(r->spec);
 	char why[200];
-	snprintf(why, sizeof why,
-		 "the harness took up to %.2f us of the device's time to answer, more than a %dth of the test's "
-		 "shortest timer (%.2f us)",
-		 (double)res->reaction_ns / 1000, RT_RUN_TIMING_SHARE, (double)res->timer_ns / 1000);
-	if (res->passed) {
+	if (res->passed && res->reaction_ns * RT_RUN_TIMING_SHARE > res->timer_ns) {
+		slow_harness(res, "the test's shortest timer", res->timer_ns, why, sizeof why);
 		res->passed = false;
 		res->untimed = true;
 		snprintf(res->failure, sizeof res->failure, "untimed: %s: it timed the harness as much as the device\n",
 			 why);
-	} else {
+	} else if (!res->passed && res->reaction_ns * RT_RUN_TIMING_SHARE > (rtt < res->timer_ns ? rtt : res->timer_ns)) {
+		if (rtt < res->timer_ns)
+			slow_harness(res, "the link's round trip", rtt, why, sizeof why);
+		else
+			slow_harness(res, "the test's shortest timer", res->timer_ns, why, sizeof why);
 		run_fail(r, "%s: the harness's delay may be why", why);
 	}
 }

@@ -979,6 +979,11 @@ cs = [c for su in s["suites"] for c in su["cases"]]
 assert s["untimed"] == 0 and all(0 < c["reaction_ns"] * 10 <= c["timer_ns"] for c in cs), [(c["reaction_ns"], c["timer_ns"]) for c in cs]
 ' "$TMP/run-timed" >"$TMP/untimed.txt" 2>&1 || probs+=("$(tail -c 400 "$TMP/untimed.txt")")
 	check "run without a host delay: no test untimed, every reaction reported and under a tenth of its timer"
+	# Slower still (20 us a turn): tests fail, and a failure says the harness may be why.
+	run "$ROCETEST" run --dut sim --suite loss --host-delay-us 20 --quiet
+	want_rc 1; out_has "FAIL loss/retry-reload: "
+	out_has "more than a 10th of the link's round trip (2.00 us): the harness's delay may be why"
+	check "run --host-delay-us 20: loss tests fail, each failure saying the harness's delay may be why, exit 1"
 	run "$ROCETEST" run --dut sim --host-delay-us -1
 	want_rc 2; err_has "--host-delay-us needs microseconds from 0 to 1000000, not '-1'"
 	check "run --host-delay-us -1: usage error, exit 2"
