@@ -79,7 +79,7 @@ $(2)/libroce_dut_sim.so: $(2)/roce_dut_sim.o $(DUT_SIM_MAP)
 endef
 # Every DATA_WIDTH the endpoint supports (roce_endpoint stops at reset on
 # any other): make conformance-matrix runs the quick suite on each.
-DUT_SIM_ALL_WIDTHS := 64 128 256 512
+DUT_SIM_ALL_WIDTHS := 64 128 192 256 320 384 448 512
 ifneq ($(filter-out $(DUT_SIM_ALL_WIDTHS),$(DUT_SIM_WIDTHS)),)
 $(error DUT_SIM_WIDTHS: $(filter-out $(DUT_SIM_ALL_WIDTHS),$(DUT_SIM_WIDTHS)) is not a width roce_endpoint supports ($(DUT_SIM_ALL_WIDTHS)))
 endif

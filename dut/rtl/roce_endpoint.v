@@ -182,9 +182,8 @@ module roce_endpoint #
 localparam QPW = $clog2(N_QP);
 
 initial begin
-    // (frame_beats below divides by KEEP_WIDTH with a shift)
-    if (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512) begin
-        $error("Error: DATA_WIDTH must be 64, 128, 256 or 512 (instance %m)");
+    if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || DATA_WIDTH % 64 != 0) begin
+        $error("Error: DATA_WIDTH must be 64..512, a multiple of 64 (instance %m)");
         $finish;
     end
     if (KEEP_WIDTH * 8 != DATA_WIDTH) begin
@@ -665,15 +664,24 @@ wire [31:0]            fifo_desc_reth_len;
 wire [31:0]            fifo_desc_imm;
 wire [12:0]            fifo_desc_payload_len;
 
-localparam KEEP_SHIFT = $clog2(KEEP_WIDTH);
+// Division by KEEP_WIDTH without a divider, for any width: a multiply by the
+// reciprocal rounded up, then a shift. Exact for every 14-bit dividend x:
+// RECIP = (2^S + e) / KEEP_WIDTH with 0 <= e < KEEP_WIDTH, so x * RECIP / 2^S
+// exceeds x / KEEP_WIDTH by less than x / 2^S < 1 / KEEP_WIDTH, as
+// 2^S >= 2^14 * KEEP_WIDTH; that never reaches the next whole number. For a
+// power-of-two width RECIP is a power of two and the multiply a shift.
+localparam RECIP_SHIFT = 14 + $clog2(KEEP_WIDTH);
+localparam [RECIP_SHIFT:0] KEEP_RECIP = (2**RECIP_SHIFT + KEEP_WIDTH - 1) / KEEP_WIDTH;
 
 // a frame's cost: ceil((payload + 64) / KEEP_WIDTH) beats, about its length
 // (the headers are 54..74 bytes, the ICRC 4)
 function [13:0] frame_beats(input [12:0] plen);
     reg [13:0] bytes_up;
+    reg [RECIP_SHIFT+14:0] scaled;
     begin
         bytes_up = {1'b0, plen} + 14'd64 + KEEP_WIDTH[13:0] - 14'd1;
-        frame_beats = bytes_up >> KEEP_SHIFT;
+        scaled = bytes_up * KEEP_RECIP;
+        frame_beats = scaled[RECIP_SHIFT +: 14];
     end
 endfunction
 

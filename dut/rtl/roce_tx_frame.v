@@ -46,7 +46,8 @@ module roce_tx_frame #
 (
     parameter DATA_WIDTH = 64,
     parameter KEEP_WIDTH = (DATA_WIDTH/8),
-    // the store-and-forward FIFO before m_axis (see the end), a power of 2
+    // the store-and-forward FIFO before m_axis (see the end): at least this
+    // many bytes, in a power-of-2 number of beats
     parameter FIFO_BYTES = 8192
 )
 (
@@ -622,7 +623,7 @@ end
 axis_frame_fifo #(
     .DATA_WIDTH(DATA_WIDTH),
     .KEEP_WIDTH(KEEP_WIDTH),
-    .DEPTH(FIFO_BYTES / KEEP_WIDTH)
+    .DEPTH(1 << $clog2((FIFO_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH))
 )
 frame_fifo_inst (
     .clk(clk),

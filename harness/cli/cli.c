@@ -46,8 +46,8 @@ bool cli_parse_number(const char *s, uint64_t max, uint64_t *v)
 bool cli_parse_width(const char *s, unsigned *width)
 {
 	uint64_t v;
-	/* roce_endpoint refuses others: its stream logic takes power-of-two byte lanes. */
-	if (!cli_parse_uint(s, 512, &v) || v < 64 || (v & (v - 1)))
+	/* roce_endpoint refuses others: its streams carry whole 64-bit words. */
+	if (!cli_parse_uint(s, 512, &v) || v < 64 || v % 64)
 		return false;
 	*width = (unsigned)v;
 	return true;

@@ -24,7 +24,7 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 /* A non-negative decimal number, fractions allowed ("40.96", "1e3"); not hex, inf or nan. */
 bool cli_parse_decimal(const char *s, double *out);
 /* A DATA_WIDTH the FPGA endpoint supports (CLI_WIDTHS); the model of it is built per width. */
-#define CLI_WIDTHS "64, 128, 256 or 512"
+#define CLI_WIDTHS "64 to 512, a multiple of 64"
 bool cli_parse_width(const char *s, unsigned *width);
 /* A whole number, decimal or 0x-prefixed hex, up to max (QPNs, keys, addresses). */
 bool cli_parse_number(const char *s, uint64_t max, uint64_t *v);

@@ -66,14 +66,19 @@ static void ladder_row(FILE *out, const struct rt_flow_info *f, const struct rt_
 {
 	bool fold = ev->flags & RT_LADDER_FOLD;
 	uint64_t last = fold ? ev->fold_last_frame : ev->frame;
-	char t[32], op[48];
-	rt_rep_reltime(ev->ts_ns, f->first_ts_ns, t, sizeof t);
+	char t[32] = "", op[48];
+	if (!ev->folded)	/* a row added for a packet of the fold above has only its frame */
+		rt_rep_reltime(ev->ts_ns, f->first_ts_ns, t, sizeof t);
 	fprintf(out, "<tr id=\"%c-fr%" PRIu64 "\" class=\"%s%s\"><td class=\"n\">%" PRIu64 "</td><td>%s</td>",
 		capture ? 'b' : 'a', ev->frame, any_in(fr, ev->frame, last) ? "differs " : "", fold ? "fold" : "",
 		ev->frame, t);
 	if (fold) {
 		fprintf(out, "<td colspan=\"3\">%" PRIu32 " packets (frames %" PRIu64 "..%" PRIu64 ")</td></tr>\n",
 			ev->fold_count, ev->frame, last);
+		return;
+	}
+	if (ev->folded) {
+		fputs("<td colspan=\"3\">a packet of the fold above</td></tr>\n", out);
 		return;
 	}
 	rt_rep_opcode(ev->opcode, op, sizeof op);

@@ -218,6 +218,14 @@ const struct rt_check_config *rt_checker_config(const struct rt_checker *c);
 size_t rt_checker_flow_count(const struct rt_checker *c);
 /* Flow i, 0-based (its id is i + 1). */
 const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i);
+/*
+ * Gives a packet a ladder row of its own, as a violation at it would: a
+ * front end's finding about an earlier frame of flow (its id), such as a
+ * difference `rocetest diff` found, must not stay hidden in a fold. A
+ * packet already folded away gets a row after its fold (rt_ladder_event.folded).
+ * No effect on a flow without ladder rows, or past their limit.
+ */
+void rt_checker_ladder_row(struct rt_checker *c, uint32_t flow, uint64_t frame);
 
 /* The printable IP address of one side of a flow ("10.0.0.1", "fe80::1"). */
 void rt_flow_format_ip(const struct rt_flow_info *f, int side, char *buf, size_t size);

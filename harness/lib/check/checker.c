@@ -838,6 +838,13 @@ const struct rt_flow_info *rt_checker_flow(const struct rt_checker *c, size_t i)
 	return i < c->flow_count ? &c->flows[i]->info : NULL;
 }
 
+void rt_checker_ladder_row(struct rt_checker *c, uint32_t flow, uint64_t frame)
+{
+	struct flow *f = flow && flow <= c->flow_count ? c->flows[flow - 1] : NULL;
+	if (f && frame && (f->ladder || f->run_count))
+		ladder_mark(f, frame, 0);
+}
+
 const char *rt_flow_side_versions(const struct rt_flow_side *s)
 {
 	return s->rocev1 && s->rocev2 ? "RoCE v1 and v2" : s->rocev1 ? "RoCE v1" : s->rocev2 ? "RoCE v2" : "nothing";

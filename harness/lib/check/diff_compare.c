@@ -80,6 +80,9 @@ static void differ(const struct dir *d, enum rt_diff_field field, uint64_t messa
 	*x = (struct rt_diff_difference){ .cls = cls, .field = field, .pair = d->pair->id, .side = (uint8_t)d->side,
 					  .message = message, .frame_a = ma ? ma->first_frame : 0,
 					  .frame_b = mb ? mb->first_frame : 0, .order = d->st->seq++ };
+	/* Each capture's ladder draws the message's first packet as a row of its own, to be marked and linked. */
+	rt_checker_ladder_row(d->st->cap[0].checker, d->pair->flow_a, x->frame_a);
+	rt_checker_ladder_row(d->st->cap[1].checker, d->pair->flow_b, x->frame_b);
 	snprintf(x->a, sizeof x->a, "%s", a);
 	snprintf(x->b, sizeof x->b, "%s", b);
 	va_list ap;

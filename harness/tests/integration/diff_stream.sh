@@ -86,4 +86,37 @@ if [ ${#probs[@]} -eq 0 ]; then
 	echo "# diff: peak RSS $rs KiB ($short x 1000 messages a side), $rl KiB ($LONG x 1000 messages, $frames frames a side)"
 fi
 check "streams: a pair of captures of $frames frames each in the memory of a pair ten times shorter (peak RSS within $SLACK_KIB KiB), same work found the same"
+
+# The page on a capture of ~100,000 packets: B is the short pair's B with its last message 512 B
+# instead of 768. The page folds what agrees; the differing message's first packet, long folded
+# away when the diff finds it, still gets a row of its own in each ladder, marked, and the
+# table's links lead to it.
+probs=()
+if [ -r "$WORK/short-b.scn" ]; then
+	last=$((short - 1))
+	sed "\$d" "$WORK/short-b.scn" >"$WORK/late-b.scn"
+	{
+		echo "write a len=768 count=999 va=+0 at=${last}ms"
+		echo "write a len=512 count=1 va=+0 at=${last}ms"
+	} >>"$WORK/late-b.scn"
+	"$ROCETEST" gen --quiet -o "$WORK/late-b.pcap" "$WORK/late-b.scn" >"$WORK/gen.out" 2>&1 ||
+		probs+=("rocetest gen late-b failed: $(tail -n 2 "$WORK/gen.out")")
+	run "$ROCETEST" diff --quiet --html "$WORK/late.html" --json "$WORK/late.json" "$WORK/short-a.pcap" "$WORK/late-b.pcap"
+	want_rc 1
+	/usr/bin/python3 - "$WORK/late.json" "$WORK/late.html" "$short" >"$WORK/py.err" 2>&1 <<'PY' || probs+=("$(tail -n 2 "$WORK/py.err" | tr '\n' ' ')")
+import json, re, sys
+d = json.load(open(sys.argv[1])); html = open(sys.argv[2]).read(); n = int(sys.argv[3]) * 1000
+fields = {(x["field"], x["message"]) for x in d["differences"]}
+assert ("length", n) in fields and all(m == n for _, m in fields), fields
+fa, fb = d["differences"][0]["frame_a"], d["differences"][0]["frame_b"]
+assert len(html) < 200_000, "page of %d bytes" % len(html)
+rows = re.findall(r'<tr id="[ab]-fr', html)
+assert len(rows) < 100, "%d ladder rows" % len(rows)
+for side, fr in (("a", fa), ("b", fb)):
+    assert 'href="#%s-fr%d"' % (side, fr) in html, "no link to %s frame %d" % (side, fr)
+    assert re.search(r'<tr id="%s-fr%d" class="differs' % (side, fr), html), "no marked row for %s frame %d" % (side, fr)
+assert " packets (frames " in html, "nothing folded"
+PY
+fi
+check "--html on two captures of $((short * 4000)) packets each: a page under 200 KB, what agrees folded, the one differing message's rows marked and linked"
 rm -f "$WORK"/*.pcap
