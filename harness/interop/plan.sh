@@ -263,6 +263,21 @@ peer_recovered() {
 	fi
 }
 
+# peer_rnr NAME: the capture shows rxe's RNR NAKs and the board sending those PSNs again.
+peer_rnr() {
+	T0=$(now)
+	local counts
+	counts=$($ROCETEST show --roce-only "$OUT/captures/$1.pcap" | awk -v board="$BOARD_IP:" '
+		index($3, board) == 1 { for (i = 4; i <= NF; i++) if ($i ~ /^psn=/ && seen[$i]++) again++ }
+		/RNR/ { rnr++ }
+		END { print rnr + 0, again + 0 }')
+	if [ "${counts% *}" -gt 0 ] && [ "${counts#* }" -gt 0 ]; then
+		result board "$1-rnr" pass "$T0" - - "rxe sent ${counts% *} RNR NAKs, the board resent ${counts#* } packets"
+	else
+		result board "$1-rnr" fail "$T0" - - "rxe sent ${counts% *} RNR NAKs, the board resent ${counts#* } packets: no RNR recovery seen"
+	fi
+}
+
 # drop_frames DEV SELECTOR...: DEV drops the RoCE frames (UDP port 4791)
 # that the u32 SELECTORs match, nothing else. The losses are deterministic,
 # chosen by the IPv4 ID, which both ends count up per frame: one frame in
@@ -307,6 +322,11 @@ plan_board() {
 	peer write WRITE $writes 65536 --repeat $repeat
 	board_rxe_diff $((writes * repeat))
 	peer send SEND $sends 64
+	# Two receive buffers, completions by event on CPU 0: rxe runs out of
+	# receives and answers with RNR NAKs; the board waits them out and every
+	# SEND still arrives whole.
+	peer send-rnr SEND 300 1024 --rx-depth 2 --poll event --cpu 0
+	peer_rnr send-rnr
 	# Frames lost both ways; peer_recovered asserts both captures show the
 	# board going back.
 	if ! roce_loss >"$OUT/logs/loss-setup.txt" 2>&1; then
