@@ -215,6 +215,8 @@ peer() {
 		result board "$name" fail "$T0" "$CAP" "$figures" "the capture is not whole: $(tail -n 3 "$OUT/$CAP.log" | tr '\n' ' ')"
 	elif [ $rc -ne 0 ]; then
 		result board "$name" fail "$T0" "$CAP" "$figures" "rocetest peer exit $rc: $(tail -n 4 "$OUT/logs/$name.txt" | tr '\n' ' ')"
+	elif ! grep -q "^rocetest peer: rxe2 port 1, GID index [0-9]* (RoCE v2, $PEER_IP): " "$OUT/logs/$name.txt"; then
+		result board "$name" fail "$T0" "$CAP" "$figures" "rocetest peer did not say which GID it chose and why: $(head -n 1 "$OUT/logs/$name.txt")"
 	else
 		MIN_FRAMES=1
 		checked board "$name" "$T0" "$CAP" "$figures" "rocetest peer $*: $(json_figure "$OUT/logs/$name.json" \
