@@ -704,6 +704,44 @@ START_TEST(ladder_late_mark_drawn_fold)
 END_TEST
 
 /*
+ * A front end's row (rt_checker_ladder_row, the diff's differences): a packet
+ * long folded away gets an unmarked row right after its fold; one still in
+ * the run's latest packets is cut out as the row it was; a frame the flow
+ * draws already, a flow that does not exist and frame 0 change nothing.
+ */
+START_TEST(ladder_row_for_a_front_end)
+{
+	struct seq s;
+	seq_init(&s);
+	s.cfg.ladder_flows = 1;
+	uint64_t frames[300];
+	for (uint32_t i = 0; i < 300; i++) {
+		frames[i] = seq_pkt(&s, SEQ_A, SEND_ONLY, 100 + i, 64, &(struct seq_opt){ .ack_req = true });
+		seq_pkt(&s, SEQ_B, ACK, 100 + i, 0, &(struct seq_opt){ .msn = i + 1 });
+	}
+	const struct rt_flow_info *f = rt_checker_flow(s.c, 0);
+	rt_checker_ladder_row(s.c, 1, frames[20]);	/* folded away */
+	rt_checker_ladder_row(s.c, 1, frames[290]);	/* among the run's latest packets */
+	rt_checker_ladder_row(s.c, 2, frames[30]);	/* no flow 2 */
+	rt_checker_ladder_row(s.c, 0, frames[30]);
+	rt_checker_ladder_row(s.c, 1, 0);
+	seq_finish(&s);
+	assert_ladder_whole(f);
+	const struct rt_ladder_event *early = row_of(f, frames[20]), *late = row_of(f, frames[290]);
+	ck_assert_ptr_nonnull(early);
+	ck_assert_uint_eq(f->errors + f->warnings, 0);
+	ck_assert(early->folded && !early->flags);
+	ck_assert(early[-1].flags & RT_LADDER_FOLD);
+	ck_assert_ptr_nonnull(late);
+	ck_assert(!late->folded);
+	ck_assert_uint_eq(late->psn, 390);
+	ck_assert_uint_eq(late->opcode, SEND_ONLY);
+	ck_assert_ptr_null(row_of(f, frames[30]));
+	seq_free(&s);
+}
+END_TEST
+
+/*
  * Past the row limits (a CNP every five messages makes rows that must be
  * drawn; 400 rows, then only such rows up to 600) with two PSN skips judged
  * at the end: one early, one in the last 100 messages (which have no CNP).
@@ -986,6 +1024,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, ladder_late_mark_recent_packet);
 	tcase_add_test(tc, ladder_late_mark_folded_packet);
 	tcase_add_test(tc, ladder_late_mark_drawn_fold);
+	tcase_add_test(tc, ladder_row_for_a_front_end);
 	tcase_add_test(tc, ladder_real_captures_whole);
 	tcase_add_test(tc, ladder_row_limits_count_every_packet);
 	tcase_add_test(tc, html_long_fold_label_fits);
