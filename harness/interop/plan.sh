@@ -249,15 +249,21 @@ board_rxe_diff() {
 	fi
 }
 
+# board_resends NAME PATTERN: "RESENT ANSWERS": how many packets the board
+# sent again in NAME's capture, and how many packets match PATTERN (NAK, RNR).
+board_resends() {
+	$ROCETEST show --roce-only "$OUT/captures/$1.pcap" | awk -v board="$BOARD_IP:" -v pattern="$2" '
+		index($3, board) == 1 { for (i = 4; i <= NF; i++) if ($i ~ /^psn=/ && seen[$i]++) again++ }
+		$0 ~ pattern { answers++ }
+		END { print again + 0, answers + 0 }'
+}
+
 # peer_recovered NAME: the capture of a lossy run shows the board sending
 # PSNs again (its go-back-N at work), and how many NAKs rxe sent.
 peer_recovered() {
 	T0=$(now)
 	local counts
-	counts=$($ROCETEST show --roce-only "$OUT/captures/$1.pcap" | awk -v board="$BOARD_IP:" '
-		index($3, board) == 1 { for (i = 4; i <= NF; i++) if ($i ~ /^psn=/ && seen[$i]++) again++ }
-		/NAK/ { naks++ }
-		END { print again + 0, naks + 0 }')
+	counts=$(board_resends "$1" NAK)
 	if [ "${counts% *}" -gt 0 ]; then
 		result board "$1-recovery" pass "$T0" - - "the board resent ${counts% *} packets, rxe sent ${counts#* } NAKs"
 	else
@@ -269,14 +275,11 @@ peer_recovered() {
 peer_rnr() {
 	T0=$(now)
 	local counts
-	counts=$($ROCETEST show --roce-only "$OUT/captures/$1.pcap" | awk -v board="$BOARD_IP:" '
-		index($3, board) == 1 { for (i = 4; i <= NF; i++) if ($i ~ /^psn=/ && seen[$i]++) again++ }
-		/RNR/ { rnr++ }
-		END { print rnr + 0, again + 0 }')
+	counts=$(board_resends "$1" RNR)
 	if [ "${counts% *}" -gt 0 ] && [ "${counts#* }" -gt 0 ]; then
-		result board "$1-rnr" pass "$T0" - - "rxe sent ${counts% *} RNR NAKs, the board resent ${counts#* } packets"
+		result board "$1-rnr" pass "$T0" - - "rxe sent ${counts#* } RNR NAKs, the board resent ${counts% *} packets"
 	else
-		result board "$1-rnr" fail "$T0" - - "rxe sent ${counts% *} RNR NAKs, the board resent ${counts#* } packets: no RNR recovery seen"
+		result board "$1-rnr" fail "$T0" - - "rxe sent ${counts#* } RNR NAKs, the board resent ${counts% *} packets: no RNR recovery seen"
 	fi
 }
 
