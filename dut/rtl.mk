@@ -26,7 +26,11 @@ rtl-lint: ## Verilator lint of every RTL module at each DATA_WIDTH
 			$(VERILATOR_LINT) --top-module $$m -GDATA_WIDTH=$$w $(RTL_SRCS) || exit 1; \
 		done; \
 		echo "rtl-lint: $$m clean at DATA_WIDTH $(RTL_WIDTHS)"; \
-	done
+	done; \
+	for w in $(DUT_SIM_ALL_WIDTHS); do \
+		$(VERILATOR_LINT) --top-module roce_endpoint -GDATA_WIDTH=$$w $(RTL_SRCS) || exit 1; \
+	done; \
+	echo "rtl-lint: roce_endpoint, every module in it, clean at DATA_WIDTH $(DUT_SIM_ALL_WIDTHS)"
 
 # One Verilated bench per module and width.
 define RTL_TB_RULE

@@ -666,21 +666,27 @@ wire [12:0]            fifo_desc_payload_len;
 
 // Division by KEEP_WIDTH without a divider, for any width: a multiply by the
 // reciprocal rounded up, then a shift. Exact for every 14-bit dividend x:
-// RECIP = (2^S + e) / KEEP_WIDTH with 0 <= e < KEEP_WIDTH, so x * RECIP / 2^S
-// exceeds x / KEEP_WIDTH by less than x / 2^S < 1 / KEEP_WIDTH, as
-// 2^S >= 2^14 * KEEP_WIDTH; that never reaches the next whole number. For a
-// power-of-two width RECIP is a power of two and the multiply a shift.
+// KEEP_RECIP = (2^S + e) / KEEP_WIDTH with 0 <= e < KEEP_WIDTH (S is
+// RECIP_SHIFT), so x * KEEP_RECIP / 2^S exceeds x / KEEP_WIDTH by less than
+// x / 2^S < 1 / KEEP_WIDTH, as 2^S >= 2^14 * KEEP_WIDTH; that never reaches
+// the next whole number. For a power-of-two width KEEP_RECIP is a power of
+// two and the multiply a shift. The product is below 2^(S+14): KEEP_RECIP <
+// 2^S / 8 + 1.
 localparam RECIP_SHIFT = 14 + $clog2(KEEP_WIDTH);
-localparam [RECIP_SHIFT:0] KEEP_RECIP = (2**RECIP_SHIFT + KEEP_WIDTH - 1) / KEEP_WIDTH;
+localparam integer KEEP_RECIP = (2**RECIP_SHIFT + KEEP_WIDTH - 1) / KEEP_WIDTH;
 
 // a frame's cost: ceil((payload + 64) / KEEP_WIDTH) beats, about its length
 // (the headers are 54..74 bytes, the ICRC 4)
 function [13:0] frame_beats(input [12:0] plen);
     reg [13:0] bytes_up;
-    reg [RECIP_SHIFT+14:0] scaled;
+    // the quotient is the bits from RECIP_SHIFT up; the ones below are the
+    // fraction, which rounding up leaves unused
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [RECIP_SHIFT+13:0] scaled;
+    /* verilator lint_on UNUSEDSIGNAL */
     begin
         bytes_up = {1'b0, plen} + 14'd64 + KEEP_WIDTH[13:0] - 14'd1;
-        scaled = bytes_up * KEEP_RECIP;
+        scaled = {{RECIP_SHIFT{1'b0}}, bytes_up} * {13'd0, KEEP_RECIP[RECIP_SHIFT:0]};
         frame_beats = scaled[RECIP_SHIFT +: 14];
     end
 endfunction
