@@ -316,6 +316,7 @@ static const struct {
 	{ "RSP", "RSP: the responder's behaviour, seen from its answers" },
 	{ "REQ", "REQ: the requester's behaviour, seen from its requests" },
 	{ "CM", "CM: the out-of-band connection-manager frames" },
+	{ "CC", "CC: congestion control (ECN marks, CNPs, the sender's reaction)" },
 };
 #define RULE_GROUPS (sizeof rule_groups / sizeof rule_groups[0])
 
@@ -327,7 +328,7 @@ static void list_rules(FILE *out)
 			if (strcmp(rt_rule_group((enum rt_rule)r), rule_groups[g].prefix) != 0)
 				continue;
 			const struct rt_rule_info *ri = rt_rule_info((enum rt_rule)r);
-			fprintf(out, "  %-24s  %-7s  %-9s  %s\n", ri->id, rt_severity_name(ri->severity),
+			fprintf(out, "  %-24s  %-7s  %-14s  %s\n", ri->id, rt_severity_name(ri->severity),
 				ri->needs ? ri->needs : "-", ri->text);
 		}
 	}
@@ -443,7 +444,9 @@ static const char *missing_option(const struct rt_check_config *cfg, enum rt_rul
 		return "--timeout-us";
 	if (!strcmp(needs, "retry_cnt"))
 		return "--retry-cnt";
-	return "--rnr-retry";
+	if (!strcmp(needs, "rnr_retry"))
+		return "--rnr-retry";
+	return needs;
 }
 
 /* One rule's line; false when the rule had nothing to check (the caller counts those). */
@@ -462,7 +465,9 @@ static bool print_rule(FILE *out, const struct file_run *run, enum rt_rule r)
 	} else if (ne || (missing && strcmp(missing, "--pmtu") != 0)) {
 		/* A rule that needs a setting never given is reported as such even with nothing to apply it to. */
 		fprintf(out, "  N/E   %-24s  not evaluated", ri->id);
-		if (missing)
+		if (!rt_rule_implemented(r))
+			fputs(" (not implemented in this version)", out);
+		else if (missing)
 			fprintf(out, " (needs %s)", missing);
 		else
 			fprintf(out, " (%" PRIu64 " %s)", ne, plural(ne, "case", "cases"));

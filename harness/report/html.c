@@ -214,7 +214,7 @@ static void rule_status_cell(FILE *out, const struct rt_check_config *cfg, const
 	}
 	char why[160];
 	rt_rep_why_not_evaluated(cfg, rule, 0, why, sizeof why);
-	if (rt_check_config_missing(cfg, rule) && strncmp(why, "needs ", 6) == 0) {
+	if (rt_check_config_missing(cfg, rule) && (strncmp(why, "needs ", 6) == 0 || !rt_rule_implemented(rule))) {
 		fputs("<td class=\"nw\"><span class=\"st st-not_evaluated\">not evaluated</span> <span class=\"sub\">", out);
 		rt_rep_xml(out, why);
 		fputs("</span></td>", out);

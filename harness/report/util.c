@@ -269,7 +269,9 @@ void rt_rep_reltime(int64_t ts_ns, int64_t t0_ns, char *buf, size_t size)
 void rt_rep_why_not_evaluated(const struct rt_check_config *cfg, enum rt_rule rule, uint64_t not_evaluated,
 			      char *buf, size_t size)
 {
-	if (rt_check_config_missing(cfg, rule) && (not_evaluated || strcmp(rt_rule_info(rule)->needs, "PMTU")))
+	if (!rt_rule_implemented(rule))
+		snprintf(buf, size, "not implemented in this version");
+	else if (rt_check_config_missing(cfg, rule) && (not_evaluated || strcmp(rt_rule_info(rule)->needs, "PMTU")))
 		snprintf(buf, size, "needs %s", rt_rule_info(rule)->needs);
 	else if (not_evaluated)
 		snprintf(buf, size, "what it needs is not in the capture (see the flow's notes)");

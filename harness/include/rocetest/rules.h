@@ -16,7 +16,12 @@ enum rt_severity {
 	RT_SEV_WARNING,
 };
 
-/* X(enum suffix, ID, default severity, what it needs, rule text) */
+/*
+ * X(enum suffix, ID, default severity, what it needs, rule text). What a rule
+ * needs is a setting ("PMTU", "timeout", "retry_cnt", "rnr_retry") or
+ * "implementation": a rule of rules.md this version does not judge yet, so
+ * every report says "not evaluated: not implemented yet", never "passed".
+ */
 #define RT_RULE_CATALOGUE(X)                                                                                   \
 	X(PKT_IP_HEADER, "PKT-IP-HEADER", E, NULL,                                                             \
 	  "IPv4: version 4, IHL 5, protocol 17, header checksum valid, not fragmented. IPv6: next header 17.") \
@@ -111,7 +116,25 @@ enum rt_severity {
 	  "a CM frame on its UDP port is 64 bytes of payload, with valid request/ack types and zero pad bytes.") \
 	X(CM_SEQUENCE, "CM-SEQUENCE", E, NULL,                                                                 \
 	  "a QP is opened, given its peer info, moved to RTS and closed in that order; data before RTS is an " \
-	  "error.")
+	  "error.")                                                                                            \
+	X(CM_START_PSN, "CM-START-PSN", E, "implementation",                                                   \
+	  "the first request on a QP set up by a captured connection exchange carries the starting PSN that "  \
+	  "exchange set.")                                                                                     \
+	X(CM_RKEY, "CM-RKEY", E, "implementation",                                                             \
+	  "the R_Key in every RETH or AtomicETH on such a QP equals the R_Key the target announced in the "    \
+	  "captured exchange.")                                                                                \
+	X(CC_ECT, "CC-ECT", W, "implementation",                                                               \
+	  "the data packets (requests, READ responses) of a flow are ECN-capable: IP ECN 01 or 10.")           \
+	X(CC_CNP_ON_CE, "CC-CNP-ON-CE", E, "implementation",                                                   \
+	  "the receiver of a CE-marked packet sends a CNP to the QP that sent it within one CNP interval, "    \
+	  "unless it sent that QP a CNP within the interval before.")                                          \
+	X(CC_CNP_INTERVAL, "CC-CNP-INTERVAL", E, "implementation",                                             \
+	  "no two CNPs to one QP are closer than the CNP interval.")                                           \
+	X(CC_CNP_SPURIOUS, "CC-CNP-SPURIOUS", E, "implementation",                                             \
+	  "every CNP to a QP follows a CE-marked packet from that QP received since the previous CNP to it.")  \
+	X(CC_RATE_REACT, "CC-RATE-REACT", W, "implementation",                                                 \
+	  "a sender that keeps a QP sending across a CNP it received sends no faster in the rate-update "     \
+	  "period after the CNP than in the same time before it.")
 
 enum rt_rule {
 #define RT_RULE_ENUM(sym, id, sev, needs, text) RT_RULE_##sym,
@@ -128,8 +151,10 @@ struct rt_rule_info {
 };
 
 const struct rt_rule_info *rt_rule_info(enum rt_rule rule);
-/* "PKT", "SEQ", "RSP", "REQ" or "CM": the ID's prefix. */
+/* "PKT", "SEQ", "RSP", "REQ", "CM" or "CC": the ID's prefix. */
 const char *rt_rule_group(enum rt_rule rule);
+/* False for a rule of rules.md this version does not judge (it needs "implementation"). */
+bool rt_rule_implemented(enum rt_rule rule);
 /* The rule with this ID ("PKT-ICRC"), or -1. */
 int rt_rule_find(const char *id);
 const char *rt_severity_name(enum rt_severity s);	/* "error", "warning" */

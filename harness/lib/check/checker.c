@@ -114,6 +114,7 @@ const char *rt_check_config_missing(const struct rt_check_config *cfg, enum rt_r
 		     : !strcmp(needs, "timeout")   ? cfg->have_timeout
 		     : !strcmp(needs, "retry_cnt") ? cfg->retry_cnt >= 0
 		     : !strcmp(needs, "rnr_retry") ? cfg->rnr_retry >= 0
+		     : !strcmp(needs, "implementation") ? false
 						   : true;
 	return given ? NULL : needs;
 }

@@ -15,7 +15,7 @@ static const struct rt_rule_info catalogue[RT_RULE_COUNT] = {
 #undef RT_RULE_ROW
 };
 
-static const char *const groups[] = { "PKT", "SEQ", "RSP", "REQ", "CM" };
+static const char *const groups[] = { "PKT", "SEQ", "RSP", "REQ", "CM", "CC" };
 
 const struct rt_rule_info *rt_rule_info(enum rt_rule rule)
 {
@@ -31,6 +31,12 @@ const char *rt_rule_group(enum rt_rule rule)
 			return groups[i];
 	}
 	return "?";
+}
+
+bool rt_rule_implemented(enum rt_rule rule)
+{
+	const char *needs = catalogue[rule].needs;
+	return !needs || strcmp(needs, "implementation") != 0;
 }
 
 int rt_rule_find(const char *id)
