@@ -40,7 +40,7 @@ REPORT_LIB = $(BUILD)/lib/librocetest-report.a
 ROCETEST = $(BUILD)/bin/rocetest
 GENCAP = $(BUILD)/bin/rocetest-gencap
 
-.PHONY: all clean conformance conformance-matrix gate gate-baseline demo check check-layers dep-groups test unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
+.PHONY: all clean conformance conformance-matrix gate gate-baseline demo check check-layers dep-groups test test-list unit integration fuzz sanitize bench help vectors deps fresh-check FORCE
 .DEFAULT_GOAL := all
 
 # ---------------------------------------------------------------- dependencies
@@ -51,7 +51,7 @@ GENCAP = $(BUILD)/bin/rocetest-gencap
 # included makefile first and then restarts, so no rule and no variable sees
 # a tool before it is installed, and a make with nothing to do runs no tool.
 GOALS := $(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))
-NO_CONFIG_GOALS := clean help uninstall dep-groups
+NO_CONFIG_GOALS := clean help uninstall dep-groups test-list
 GROUP_check_GOALS := deps check unit test integration sanitize
 GROUP_test_GOALS := deps test integration fuzz fuzz-build sanitize bench
 GROUP_rtl_GOALS := deps conformance conformance-matrix test integration sanitize bench interop dut-sim dut-sim-test dut-mutants \

@@ -11,7 +11,7 @@
 #   make dissector-screenshot dissectors/screenshot.png: the GUI under Xvfb (the gui group)
 #   make sanitize             also the plugin under ASan/UBSan on the fuzz inputs
 #
-# `make test` (integration section 14) runs dissectors/tests/run.sh.
+# `make test` (harness/tests/integration/24-dissector.sh) runs dissectors/tests/run.sh.
 # Wireshark loads neither WIRESHARK_PLUGIN_DIR nor personal plugins when run
 # as root: run it as yourself (the tests switch to nobody when run as root).
 
@@ -69,7 +69,7 @@ $(DISSECTOR_TEST_STATE): $(BUILD)/obj/dissectors/tests/test_capture_state.o $(BU
 
 dissector: $(DISSECTOR_SO) ## the Wireshark/tshark plugin: build/dissector/rocetest.so (dissectors/README.md)
 
-# The tests (integration section 14) need the plugin, the test programs and the fuzz seeds'
+# The tests (harness/tests/integration/24-dissector.sh) need the plugin, the test programs and the fuzz seeds'
 # generator; the bench row needs the plugin.
 test integration: $(DISSECTOR_SO) $(DISSECTOR_MKCM) $(DISSECTOR_TEST_STATE) $(FUZZ_MKCORPUS)
 bench: $(DISSECTOR_SO)

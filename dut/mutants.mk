@@ -1,7 +1,7 @@
 # Mutants of the FPGA endpoint: the Verilator model built from dut/rtl/ with
 # one small edit each that models a firmware bug (dut/mutants/mutants.txt
-# lists them and describes the format). The integration tests (section 11 of
-# harness/tests/integration/run.sh) run a suite against each and require it
+# lists them and describes the format). The integration test
+# harness/tests/integration/21-run-mutants.sh runs a suite against each and require it
 # to fail with the table's text: the suites catch a broken endpoint.
 #
 #   make dut-mutants   build/dut/mutants/NAME/libroce_dut_sim.so for each NAME

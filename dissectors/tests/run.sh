@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The Wireshark plugin's tests (integration section 14). One PART per call,
+# The Wireshark plugin's tests (harness/tests/integration/24-dissector.sh). One PART per call,
 # so that each stays within run.sh's time limit per script:
 #
 #   load     capture_state.c's tests (test-capture-state); tshark loads the

@@ -3,7 +3,7 @@
 # this repository and ../shared beside it, the README's two commands do all
 # the set-up themselves.
 #
-# usage: harness/scripts/fresh-check.sh [--keep] [--shared DIR] [--log FILE]
+# usage: harness/scripts/fresh-check.sh [--keep] [--shared DIR] [--log FILE] [--then CMD]...
 #
 # As root (make fresh-check):
 #  1. bootstraps a minimal Debian 12 root (mmdebstrap --variant=apt bookworm)
@@ -15,7 +15,12 @@
 #     must stop before building anything, printing the exact apt-get line
 #     for the packages it lacks;
 #  4. as root, runs the README's two commands, in order, in a fresh clone:
-#     each must pass.
+#     each must pass;
+#  5. as root, each --then CMD in the same tree, in order (CI's later steps:
+#     they reuse what the README's commands built and installed, so nothing
+#     is built twice); every one runs, and any failure fails the check.
+# It ends with a table of each step's seconds and, last, the closing line of
+# the README's test command ("tests: N passed, N failed").
 # /proc and /dev are mounted in the root for the chroot, and unmounted (and
 # the root removed, unless --keep) on the way out, failure or not. The log of
 # the whole run is written to build/fresh-check/fresh-check.log.
@@ -27,6 +32,7 @@ LOG=$REPO/build/fresh-check/fresh-check.log
 KEEP=0
 # The README's two commands, exactly.
 README_COMMANDS=("make conformance" "make test")
+THEN=()
 SUITE=bookworm
 
 while [ $# -gt 0 ]; do
@@ -34,7 +40,8 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=1; shift ;;
 	--shared) SHARED=$2; shift 2 ;;
 	--log) LOG=$2; shift 2 ;;
-	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	--then) THEN+=("$2"); shift 2 ;;
+	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) echo "fresh-check: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 done
@@ -119,6 +126,14 @@ trap 'exit 130' INT TERM
 
 # say TEXT: a progress line, on the terminal and in the log.
 say() { echo "fresh-check: $*" | tee -a "$LOG"; }
+# timed STEP START: a row of the closing table of times.
+TIMES=()
+timed() { TIMES+=("$(printf '%6d s  %s' $(($(date +%s) - $2)) "$1")"); }
+print_times() {
+	local row
+	say "seconds per step:"
+	for row in "${TIMES[@]}"; do say "$row"; done
+}
 # logged CMD...: runs CMD with its output on the terminal and in the log,
 # each line prefixed by the step (so a long run shows where it is). In the
 # background with a wait, so that an INT or TERM is acted on at once; with
@@ -133,6 +148,7 @@ say "bootstrapping a minimal Debian 12 root in $ROOT (sources: ${sources[*]})"
 start=$(date +%s)
 logged mmdebstrap --variant=apt --include=make "$SUITE" "$ROOT" "${sources[@]}" </dev/null
 say "bootstrapped in $(($(date +%s) - start)) s: $(chroot "$ROOT" dpkg-query -W -f='.\n' | wc -l) packages"
+timed "bootstrap (mmdebstrap)" "$start"
 # Name resolution for apt inside the root, as on this machine.
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 # The root is a mount point of its own: `ip netns exec` (the hardware-mode
@@ -179,6 +195,7 @@ expected_missing() {
 	printf '%s\n' "${list[@]}" | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 unpriv_failures=0
+start=$(date +%s)
 for i in 0 1; do
 	cmd=${README_COMMANDS[$i]}
 	# The groups the Makefile maps the command's goal to (make dep-groups).
@@ -203,6 +220,7 @@ for i in 0 1; do
 		unpriv_failures=$((unpriv_failures + 1))
 	fi
 done
+timed "the README's commands as an unprivileged user" "$start"
 [ "$unpriv_failures" -eq 0 ] || exit 1
 
 # ----------------------------------------------------------------------- root
@@ -212,10 +230,37 @@ for cmd in "${README_COMMANDS[@]}"; do
 	start=$(date +%s)
 	if logged in_root root /work/rocetest "$cmd"; then
 		say "ok - '$cmd' as root passed on the first try in $(($(date +%s) - start)) s"
+		timed "$cmd" "$start"
 	else
 		say "FAIL - '$cmd' as root failed after $(($(date +%s) - start)) s"
+		timed "$cmd (FAILED)" "$start"
+		print_times
 		exit 1
 	fi
 done
 installed=$(grep -c '^  \[root: make [a-z]*\] Setting up ' "$LOG" || true)
 say "the project installed $installed packages itself; the README's two commands passed on a fresh Debian 12 root"
+
+# ----------------------------------------------------------------- then
+then_failed=()
+for cmd in "${THEN[@]}"; do
+	STEP="root: $cmd"
+	say "running '$cmd' as root in /work/rocetest"
+	start=$(date +%s)
+	if logged in_root root /work/rocetest "$cmd"; then
+		say "ok - '$cmd' passed in $(($(date +%s) - start)) s"
+		timed "$cmd" "$start"
+	else
+		say "FAIL - '$cmd' failed after $(($(date +%s) - start)) s"
+		timed "$cmd (FAILED)" "$start"
+		then_failed+=("$cmd")
+	fi
+done
+print_times
+# The README's test command's verdict, alone on the last line.
+grep -o 'tests: [0-9]* passed, [0-9]* failed$' "$LOG" | tail -n 1
+if [ ${#then_failed[@]} -gt 0 ]; then
+	STEP="the steps after the README's commands"
+	say "FAIL - ${#then_failed[@]} of ${#THEN[@]} later steps failed: ${then_failed[*]}"
+	exit 1
+fi

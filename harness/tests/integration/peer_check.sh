@@ -44,11 +44,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# shellcheck source=harness/tests/integration/cmd_lib.sh
-. harness/tests/integration/cmd_lib.sh
 WORK=$TMP
 PREFIX="peer: "
-fail() { echo "FAIL - $PREFIX$1: $2"; }
+# shellcheck source=harness/tests/integration/cmd_lib.sh
+. harness/tests/integration/cmd_lib.sh
 
 part_cli() {
 	local devs=/sys/class/infiniband_verbs

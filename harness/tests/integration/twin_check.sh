@@ -84,7 +84,7 @@ EOF
 RUN=$WORK/run
 run "$ROCETEST" run --dut sim --sim-lib "$MODEL" --suite messages --suite psn --suite loss --suite link --suite rnr \
 	--report "$RUN"
-# Whether the device passes is section 11's question; here the run must finish and write its work.
+# Whether the device passes is 20-run-model.sh's question; here the run must finish and write its work.
 [ "$rc" -le 1 ] || probs+=("exit status $rc (stderr: $(head -c 300 "$WORK/err"))")
 out_has "rocetest run: the work of each test as a scenario in $RUN/tests/*.scn"
 out_has "twin tests/loss-random-4qp.qp0..3.scn leaves out: 4 QPs at once"

@@ -10,7 +10,7 @@
  *
  * With ROCETEST_RUN_REPORT_SAMPLES=DIR the sample run's three reports are
  * also written to DIR (summary.json, junit.xml, index.html), for the
- * integration tests' xmllint, python and Chromium (run.sh section 7).
+ * integration tests' xmllint, python and Chromium (12-reports.sh).
  */
 #include <check.h>
 #include <errno.h>
