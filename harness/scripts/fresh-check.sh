@@ -4,6 +4,7 @@
 # the set-up themselves.
 #
 # usage: harness/scripts/fresh-check.sh [--keep] [--shared DIR] [--log FILE] [--then CMD]...
+#                                       [--then-each 'CMD;CMD...']
 #
 # As root (make fresh-check):
 #  1. bootstraps a minimal Debian 12 root (mmdebstrap --variant=apt bookworm)
@@ -41,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--shared) SHARED=$2; shift 2 ;;
 	--log) LOG=$2; shift 2 ;;
 	--then) THEN+=("$2"); shift 2 ;;
+	--then-each) IFS=';' read -r -a more <<<"$2"; THEN+=("${more[@]}"); shift 2 ;;
 	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) echo "fresh-check: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
