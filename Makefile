@@ -7,6 +7,14 @@
 # anything else (see "dependencies" below). Output goes to $(BUILD)/.
 
 BUILD ?= build
+# JOBS jobs at once (default: one per CPU, counted from /proc/cpuinfo
+# without running a tool) unless the command line gives -jN; JOBS=1 for one
+# at a time (make reads no -j1 from its command line).
+NPROC := $(words $(filter processor,$(file < /proc/cpuinfo)))
+JOBS ?= $(or $(filter-out 0,$(NPROC)),1)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(JOBS)
+endif
 # The configuration is shared by every BUILD (the sanitizer build, helpers' trees).
 CONFIG := build/config.mk
 DEPS := harness/scripts/deps.sh
@@ -225,7 +233,8 @@ help: ## this list
 		awk -F '|' '{ printf "%-16s %s\n", $$1, $$2 }'
 	@echo
 	@echo "Variables: BUILD (build), PREFIX (/usr/local), DESTDIR, WERROR=0 (warnings not fatal),"
-	@echo "SEED (conformance), FUZZ_SECONDS, BENCH_BYTES. Missing Debian packages are installed"
+	@echo "JOBS (jobs at once; default one per CPU), SEED (conformance), FUZZ_SECONDS, BENCH_BYTES,"
+	@echo "T (make test T=diff: the integration files named so), TEST_JOBS. Missing Debian packages are installed"
 	@echo "by the goal that needs them (as root; otherwise the apt-get line is printed)."
 
 clean: ## remove $(BUILD) and the dependency configuration

@@ -11,7 +11,8 @@
 #                it failed, or what it measured), tab-separated
 #   logs/, captures/  every tool's output and every capture
 #   done         written last: the plan ran to its end
-# Kernel command line: rocetest.full=1 for the full-size runs,
+# Kernel command line: rocetest.full=1 for the full-size runs (ci: the rxe
+# runs full size, the board's volume runs a quarter),
 # rocetest.mutant=NAME to make the lab prove it fails (see interop.sh).
 #
 # rdma_rxe of kernel 6.1 does not work inside a network namespace, so both
@@ -45,6 +46,7 @@ boot() {
 	for arg in $(cat /proc/cmdline); do
 		case $arg in
 		rocetest.full=1) FULL=1 ;;
+		rocetest.full=ci) FULL=ci ;;
 		rocetest.mutant=*) MUTANT=${arg#rocetest.mutant=} ;;
 		rocetest.slowdown=*) SLOWDOWN=${arg#rocetest.slowdown=} ;;
 		esac

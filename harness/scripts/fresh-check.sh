@@ -19,7 +19,9 @@
 #     each must pass;
 #  5. as root, each --then CMD in the same tree, in order (CI's later steps:
 #     they reuse what the README's commands built and installed, so nothing
-#     is built twice); every one runs, and any failure fails the check.
+#     is built twice); every one runs, and any failure fails the check. A
+#     CMD of the form 'A & B' runs A and B at once (two single-threaded
+#     steps on two cores), their lines told apart by their prefixes.
 # It ends with a table of each step's seconds and, last, the closing line of
 # the README's test command ("tests: N passed, N failed").
 # /proc and /dev are mounted in the root for the chroot, and unmounted (and
@@ -139,9 +141,10 @@ print_times() {
 # logged CMD...: runs CMD with its output on the terminal and in the log,
 # each line prefixed by the step (so a long run shows where it is). In the
 # background with a wait, so that an INT or TERM is acted on at once; with
-# pipefail the wait returns CMD's status (sed and tee do not fail).
+# pipefail the wait returns CMD's status (perl and tee do not fail). The
+# prefix goes through the environment: a step may hold any character.
 logged() {
-	"$@" 2>&1 | sed -u "s/^/  [$STEP] /" | tee -a "$LOG" &
+	"$@" 2>&1 | STEP_PREFIX="  [$STEP] " perl -ne '$| = 1; print "$ENV{STEP_PREFIX}$_"' | tee -a "$LOG" &
 	wait $!
 }
 
@@ -226,37 +229,48 @@ timed "the README's commands as an unprivileged user" "$start"
 [ "$unpriv_failures" -eq 0 ] || exit 1
 
 # ----------------------------------------------------------------------- root
-for cmd in "${README_COMMANDS[@]}"; do
+# as_root CMD: runs CMD as root in the root's clone; says how it went and how long it took.
+as_root() {
+	local cmd=$1 start
 	STEP="root: $cmd"
 	say "running '$cmd' as root in /work/rocetest"
 	start=$(date +%s)
 	if logged in_root root /work/rocetest "$cmd"; then
-		say "ok - '$cmd' as root passed on the first try in $(($(date +%s) - start)) s"
+		say "ok - '$cmd' as root passed (the first try) in $(($(date +%s) - start)) s"
 		timed "$cmd" "$start"
-	else
-		say "FAIL - '$cmd' as root failed after $(($(date +%s) - start)) s"
-		timed "$cmd (FAILED)" "$start"
-		print_times
-		exit 1
+		return 0
 	fi
+	say "FAIL - '$cmd' as root failed after $(($(date +%s) - start)) s"
+	timed "$cmd (FAILED)" "$start"
+	return 1
+}
+for cmd in "${README_COMMANDS[@]}"; do
+	as_root "$cmd" || { print_times; exit 1; }
 done
 installed=$(grep -c '^  \[root: make [a-z]*\] Setting up ' "$LOG" || true)
 say "the project installed $installed packages itself; the README's two commands passed on a fresh Debian 12 root"
 
 # ----------------------------------------------------------------- then
 then_failed=()
-for cmd in "${THEN[@]}"; do
-	STEP="root: $cmd"
-	say "running '$cmd' as root in /work/rocetest"
-	start=$(date +%s)
-	if logged in_root root /work/rocetest "$cmd"; then
-		say "ok - '$cmd' passed in $(($(date +%s) - start)) s"
-		timed "$cmd" "$start"
-	else
-		say "FAIL - '$cmd' failed after $(($(date +%s) - start)) s"
-		timed "$cmd (FAILED)" "$start"
-		then_failed+=("$cmd")
+for item in "${THEN[@]}"; do
+	if [[ $item != *" & "* ]]; then
+		as_root "$item" || then_failed+=("$item")
+		continue
 	fi
+	# At once: each in a subshell, its row of the times and its failure written to a file.
+	cmds=() pids=()
+	rest=$item
+	while [[ $rest == *" & "* ]]; do cmds+=("${rest%% & *}"); rest=${rest#* & }; done
+	cmds+=("$rest")
+	for i in "${!cmds[@]}"; do
+		( if as_root "${cmds[$i]}"; then rc=0; else rc=1; fi
+		  printf '%s\n' "${TIMES[-1]}" >"$WORK/then-$i.time"; exit $rc ) &
+		pids+=($!)
+	done
+	for i in "${!cmds[@]}"; do
+		wait "${pids[$i]}" || then_failed+=("${cmds[$i]}")
+		TIMES+=("$(cat "$WORK/then-$i.time")")
+	done
 done
 print_times
 # The README's test command's verdict, alone on the last line.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The reports of rocetest check and rocetest run: JSON shape, JUnit against
-# junit.xsd, self-contained HTML rendered by Chromium; 4096 faulty QPs; a late-
-# judged violation.
+# junit.xsd, self-contained HTML rendered by Chromium; 4096 faulty QPs; a
+# late-judged violation.
 # tier: check
 # takes: 20
 . harness/tests/integration/lib.sh

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# rocetest run against the FPGA endpoint's Verilator model: reports, captures re-
-# checked (rocetest check, tshark, zlib.crc32), determinism, DATA_WIDTH 64, a slow
-# host (UNTIMED), usage errors.
+# rocetest run against the FPGA endpoint's Verilator model: reports, captures
+# re-checked (rocetest check, tshark, zlib.crc32), determinism, DATA_WIDTH 64, a
+# slow host (UNTIMED), usage errors.
 # tier: full
 # takes: 28
 . harness/tests/integration/lib.sh
