@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* rocetest report: a results file (rocetest/run_results.h) as the reports of a conformance run. */
+/*
+ * rocetest report: a results file (rocetest/run_results.h) as the reports of
+ * a conformance run, or the shards of one run (rocetest/run_read.h) joined.
+ */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -11,10 +15,12 @@
 
 #include "cli.h"
 #include "rocetest/run_report.h"
+#include "rocetest/run_read.h"
 #include "rocetest/run_results.h"
 
 static const char report_help[] =
 	"usage: rocetest report --results FILE --report DIR [--title T] [--started TIME] [--wall-s S]\n"
+	"       rocetest report --merge --report DIR SHARD_DIR...\n"
 	"\n"
 	"Writes the reports of a conformance run (summary.json, junit.xml, index.html)\n"
 	"for tests another tool ran and measured, such as the interop lab's results.tsv.\n"
@@ -34,14 +40,24 @@ static const char report_help[] =
 	"                   results file's name)\n"
 	"  --started TIME   when the tests started, UTC ISO 8601 (default: now)\n"
 	"  --wall-s S       the run's wall time (default: the tests' times added up)\n"
+	"  --merge          join the report directories of the shards of one run\n"
+	"                   (rocetest run --shard I/N ... --report SHARD_DIR, every I of\n"
+	"                   one N, same device, build and seed) into DIR: one\n"
+	"                   summary.json, junit.xml and index.html with every test in the\n"
+	"                   unsharded run's order, and each shard's tests/ files copied\n"
+	"                   beside them; rocetest gate judges DIR as the whole run\n"
 	"  -h, --help       this text\n"
 	"\n"
 	"Exit status: 0 every test passed; 1 a test failed; 2 usage error, or a results\n"
-	"file that cannot be read or a report that cannot be written.\n";
+	"file or shard that cannot be read, shards that are not one whole run, or a\n"
+	"report that cannot be written.\n";
 
 struct report_opts {
 	const char *results, *report, *title, *started;
 	double wall_s;
+	bool merge;
+	char **shards;	/* --merge: the shards' directories */
+	int n_shards;
 };
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
@@ -50,7 +66,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "results", required_argument, NULL, 'r' }, { "report", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 't' },   { "started", required_argument, NULL, 's' },
 		{ "wall-s", required_argument, NULL, 'w' },  { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "merge", no_argument, NULL, 'm' },	     { NULL, 0, NULL, 0 },
 	};
 	int c;
 	char *end;
@@ -61,6 +77,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'o': o->report = optarg; break;
 		case 't': o->title = optarg; break;
 		case 's': o->started = optarg; break;
+		case 'm': o->merge = true; break;
 		case 'w':
 			o->wall_s = strtod(optarg, &end);
 			if (end == optarg || *end || !isfinite(o->wall_s) || o->wall_s < 0)
@@ -70,6 +87,16 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case ':': return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (o->merge) {
+		if (o->results || o->title || o->started || o->wall_s >= 0)
+			return cli_usage_error("report", "--merge takes the shards' directories, not --results, --title, "
+					       "--started or --wall-s (they come from the shards)");
+		if (!o->report || optind == argc)
+			return cli_usage_error("report", "--merge needs --report DIR and the shards' directories");
+		o->shards = argv + optind;
+		o->n_shards = argc - optind;
+		return 0;
 	}
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
@@ -149,12 +176,94 @@ static void fill_summary(struct rt_run_summary *s, const struct report_opts *o, 
 	s->line_gbps = NAN;
 }
 
+/* Copies every file of src (a shard's tests/) into dst. */
+static int copy_dir(const char *src, const char *dst)
+{
+	DIR *d = opendir(src);
+	if (!d)
+		return errno == ENOENT ? 0 : (cli_error("cannot read %s: %s", src, strerror(errno)), -1);
+	if (mkdir(dst, 0777) && errno != EEXIST) {
+		cli_error("cannot create %s: %s", dst, strerror(errno));
+		closedir(d);
+		return -1;
+	}
+	int rc = 0;
+	char from[4608], to[4608], buf[65536];	/* a directory of up to 4200 bytes and a name of 255 */
+	for (struct dirent *e; !rc && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(from, sizeof from, "%s/%s", src, e->d_name);
+		snprintf(to, sizeof to, "%s/%s", dst, e->d_name);
+		FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+		size_t n;
+		while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+			if (fwrite(buf, 1, n, out) != n)
+				break;
+		if (!in || !out || ferror(in) || fclose(out)) {
+			cli_error("cannot copy %s to %s: %s", from, to, strerror(errno));
+			rc = -1;
+		}
+		if (in)
+			fclose(in);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* --merge: the shards read, joined, reported; their tests/ files copied. */
+static int merge_shards(const struct report_opts *o)
+{
+	size_t n = (size_t)o->n_shards;
+	struct rt_run_read *shards = calloc(n, sizeof *shards), whole;
+	char path[4200], tests[4200];
+	struct rt_error err;
+	int rc = shards ? RT_EXIT_OK : RT_EXIT_INPUT;
+	size_t read = 0;
+	for (; !rc && read < n; read++) {
+		snprintf(path, sizeof path, "%s/summary.json", o->shards[read]);
+		if (rt_run_read_summary(&shards[read], path, &err)) {
+			cli_error("%s", err.msg);
+			rc = RT_EXIT_INPUT;
+		}
+	}
+	if (!rc && rt_run_merge(&whole, shards, n, (const char *const *)o->shards, &err)) {
+		cli_error("%s", err.msg);
+		rc = RT_EXIT_INPUT;
+	}
+	for (size_t i = 0; i < read; i++)
+		rt_run_read_free(&shards[i]);
+	free(shards);
+	if (rc)
+		return rc;
+	size_t failures = 0;
+	for (size_t i = 0; i < whole.sum.n_tests; i++)
+		failures += rt_run_failed(&whole.tests[i]);
+	rc = failures ? RT_EXIT_VIOLATIONS : RT_EXIT_OK;
+	if (write_reports(o->report, &whole.sum)) {
+		rc = RT_EXIT_INPUT;
+	} else {
+		snprintf(tests, sizeof tests, "%s/tests", o->report);
+		for (int i = 0; i < o->n_shards && rc != RT_EXIT_INPUT; i++) {
+			snprintf(path, sizeof path, "%s/tests", o->shards[i]);
+			if (copy_dir(path, tests))
+				rc = RT_EXIT_INPUT;
+		}
+	}
+	if (rc != RT_EXIT_INPUT)
+		printf("rocetest report: %d shards joined: %zu tests, %zu failed; %s/summary.json, junit.xml, index.html\n",
+		       o->n_shards, whole.sum.n_tests, failures, o->report);
+	rt_run_read_free(&whole);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .wall_s = -1 };
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? RT_EXIT_OK : rc;
+	if (o.merge)
+		return merge_shards(&o);
 	struct rt_run_results r;
 	if (read_results(o.results, &r))
 		return RT_EXIT_INPUT;

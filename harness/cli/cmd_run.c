@@ -19,6 +19,7 @@
 
 static const char run_help[] =
 	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO] [--host-delay-us X]\n"
+	"                    [--shard I/N]\n"
 	"       rocetest run --dut iface:NAME --board-control PATH --dut-ip A [OPTION]... [--suite NAME]... [--seed N] [--report DIR]\n"
 	"       rocetest run --list\n"
 	"\n"
@@ -36,6 +37,9 @@ static const char run_help[] =
 	"                    functional (all but throughput), or one of those --list\n"
 	"                    shows\n"
 	"  --skip SUITE/NAME leave this test out (repeatable)\n"
+	"  --shard I/N       run only shard I of N of the selected tests (the 1st, N+1st,\n"
+	"                    ... for I=1): N machines each run one, and rocetest report\n"
+	"                    --merge joins their report directories into the run's\n"
 	"  --seed N          memory contents, random lengths and addresses (default 1);\n"
 	"                    a run is the same for the same seed\n"
 	"  --report DIR      write DIR/summary.json, DIR/junit.xml, DIR/index.html (with\n"
@@ -82,6 +86,7 @@ struct run_cli {
 	bool quiet;
 	bool list;
 	uint32_t host_delay_ns;
+	unsigned shard, shards;	/* --shard I/N; 0 of 0: every selected test */
 	struct run_iface iface;
 	/* the test being run */
 	char tests_dir[4096];
@@ -134,6 +139,23 @@ static bool selected(const struct run_cli *o, const struct rt_run_spec *s)
 	return false;
 }
 
+/* "I/N" with 1 <= I <= N <= 1024. */
+static bool parse_shard(const char *s, unsigned *i, unsigned *n)
+{
+	char num[16];
+	const char *slash = strchr(s, '/');
+	uint64_t a, b;
+	if (!slash || (size_t)(slash - s) >= sizeof num)
+		return false;
+	memcpy(num, s, (size_t)(slash - s));
+	num[slash - s] = 0;
+	if (!cli_parse_uint(num, 1024, &a) || !cli_parse_uint(slash + 1, 1024, &b) || !a || a > b)
+		return false;
+	*i = (unsigned)a;
+	*n = (unsigned)b;
+	return true;
+}
+
 static void list_tests(void)
 {
 	size_t n, ns;
@@ -158,6 +180,7 @@ static int parse(int argc, char **argv, struct run_cli *o)
 		{ "list", no_argument, NULL, 'l' },	   { "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },	   { "skip", required_argument, NULL, 'K' },
 		{ "host-delay-us", required_argument, NULL, 'H' },
+		{ "shard", required_argument, NULL, 'P' },
 		RUN_IFACE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -215,6 +238,10 @@ static int parse(int argc, char **argv, struct run_cli *o)
 			o->host_delay_ns = (uint32_t)(us * 1000 + 0.5);
 			break;
 		}
+		case 'P':
+			if (!parse_shard(optarg, &o->shard, &o->shards))
+				return cli_usage_error("run", "--shard needs I/N with 1 <= I <= N <= 1024, not '%s'", optarg);
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -386,8 +413,9 @@ static int run_tests(struct run_cli *o, struct dut_device *sim, struct rt_run_re
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	double test_wall = 0;
+	size_t k = 0;	/* the selected tests so far: --shard I/N keeps the k-th when k % N == I - 1 */
 	for (size_t i = 0; i < n; i++) {
-		if (!selected(o, &specs[i]))
+		if (!selected(o, &specs[i]) || (o->shards && k++ % o->shards != o->shard - 1))
 			continue;
 		struct rt_run_result *r = &results[(*n_results)++];
 		struct rt_error err;
@@ -459,6 +487,8 @@ int cmd_run(int argc, char **argv)
 	o.progress = isatty(STDERR_FILENO) && !getenv("ROCETEST_NO_PROGRESS");
 	struct rt_run_summary sum = { .seed = o.seed, .clk_hz = sim.ops.info.clk_hz,
 				      .line_gbps = sim.ops.info.mac_gbps > 0 ? sim.ops.info.mac_gbps : 100, .pmtu = 4096 };
+	sum.shard = o.shard;
+	sum.shards = o.shards;
 	snprintf(sum.dut, sizeof sum.dut, "%s", sim.ops.info.name);
 	snprintf(sum.build_id, sizeof sum.build_id, "%s", sim.ops.info.build_id);
 	time_t now = time(NULL);

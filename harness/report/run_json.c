@@ -143,6 +143,8 @@ int rt_run_report_json(const struct rt_run_summary *s, FILE *out)
 	key_str(out, "{", "dut", s->dut);
 	key_path(out, ",", "build_id", s->build_id);
 	fprintf(out, ",\"seed\":%" PRIu64, s->seed);
+	if (s->shards)
+		fprintf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", s->shard, s->shards);
 	key_str(out, ",", "started", s->started);
 	key_num(out, ",", "wall_s", s->wall_s);
 	fprintf(out, ",\"tests\":%zu,\"failures\":%" PRIu64 ",\"untimed\":%" PRIu64 ",\n", s->tests ? s->n_tests : 0,

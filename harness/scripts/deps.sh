@@ -14,8 +14,9 @@
 #        deps.sh --list        the groups and their packages
 # groups: build  compiler, libpcap, libdeflate, libibverbs (make, and everything)
 #         check  Check, python3                       (make check: unit, CLI and vector tests)
-#         test   tshark, clang with libFuzzer, zlib, scapy, xmllint (JUnit
-#                schema), headless Chromium (renders the HTML reports),
+#         test   tshark, clang with libFuzzer, zlib, scapy, PyYAML (the CI
+#                examples), xmllint (JUnit schema), headless Chromium
+#                (renders the HTML reports),
 #                iproute2 and capsh (hardware mode over veth)
 #                                                     (make test, fuzz, sanitize, bench)
 #         rtl    Verilator, Yosys, g++, python3       (make conformance, rtl-test, synth-check, mutants)
@@ -33,7 +34,7 @@ set -euo pipefail
 declare -A GROUP_PACKAGES=(
 	[build]="gcc make pkg-config libc6-dev libpcap-dev libdeflate-dev libibverbs-dev"
 	[check]="check python3"
-	[test]="tshark clang libclang-rt-dev zlib1g-dev python3-scapy time libxml2-utils chromium iproute2 libcap2-bin"
+	[test]="tshark clang libclang-rt-dev zlib1g-dev python3-scapy python3-yaml time libxml2-utils chromium iproute2 libcap2-bin"
 	[rtl]="g++ verilator yosys python3"
 	[doc]="help2man man-db"
 	[fresh]="mmdebstrap"

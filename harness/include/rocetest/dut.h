@@ -31,6 +31,8 @@ enum rt_dut_opcode {
 	RT_DUT_WRITE_IMM = 3,
 };
 const char *rt_dut_opcode_name(enum rt_dut_opcode op);	/* "WRITE_IMM" */
+/* The opcode named s (any case); false when there is none. */
+bool rt_dut_opcode_parse(const char *s, enum rt_dut_opcode *op);
 
 /* Completion status (roce_endpoint m_cpl_status). */
 enum rt_dut_status {

@@ -49,4 +49,29 @@ const char *rt_jv_get_str(const struct rt_jv *v, const char *key);
 /* The member's number, or fallback when it is absent or not a number. */
 double rt_jv_get_num(const struct rt_jv *v, const char *key, double fallback);
 
+/*
+ * Typed reading of a report, every field checked: a wrong one is an error
+ * naming the file, the line and the field ("summary.json: line 12: test
+ * 'psn/wrap': \"cycles\" is a string, not a number"). what names the
+ * object for the message.
+ */
+struct rt_jv_reader {
+	const char *file;
+	struct rt_error *err;
+};
+/* Sets the error (with the file and, when at is given, its line) and returns -1. */
+int rt_jv_fail(const struct rt_jv_reader *rd, const struct rt_jv *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "a number", "a string", ... for v's type ("missing" for NULL). */
+const char *rt_jv_type_word(const struct rt_jv *v);
+/* obj's member key when it has type t; NULL with the error set otherwise. */
+const struct rt_jv *rt_jv_need(const struct rt_jv_reader *rd, const struct rt_jv *obj, const char *what,
+			       const char *key, enum rt_jv_type t);
+/* A string member that may be null or absent ("" then); -1 on another type. */
+int rt_jv_opt_string(const struct rt_jv_reader *rd, const struct rt_jv *obj, const char *what, const char *key,
+		     const char **out);
+/* A number member that may be null (NAN then); -1 when absent or of another type. */
+int rt_jv_opt_number(const struct rt_jv_reader *rd, const struct rt_jv *obj, const char *what, const char *key,
+		     double *out);
+
 #endif

@@ -115,6 +115,8 @@ struct rt_run_summary {
 	double clk_hz;
 	double line_gbps;
 	uint32_t pmtu;			/* of the throughput tests */
+	/* rocetest run --shard I/N: this run is shard I of N (0 of 0: the whole selection). */
+	unsigned shard, shards;
 };
 
 /*

@@ -7,6 +7,8 @@
 #include "rocetest/json_read.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,4 +447,63 @@ double rt_jv_get_num(const struct rt_jv *v, const char *key, double fallback)
 {
 	const struct rt_jv *m = rt_jv_get(v, key);
 	return m && m->type == RT_JV_NUMBER ? m->number : fallback;
+}
+
+/* ---- typed reading ---------------------------------------------------------- */
+
+int rt_jv_fail(const struct rt_jv_reader *rd, const struct rt_jv *at, const char *fmt, ...)
+{
+	char what[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (at)
+		rt_error_set(rd->err, "%s: line %u: %s", rd->file, at->line, what);
+	else
+		rt_error_set(rd->err, "%s: %s", rd->file, what);
+	return -1;
+}
+
+const char *rt_jv_type_word(const struct rt_jv *v)
+{
+	static const char *const words[] = { "null", "true/false", "a number", "a string", "an array", "an object" };
+	return v ? words[v->type] : "missing";
+}
+
+const struct rt_jv *rt_jv_need(const struct rt_jv_reader *rd, const struct rt_jv *obj, const char *what,
+			       const char *key, enum rt_jv_type t)
+{
+	static const char *const want[] = { "null", "true or false", "a number", "a string", "an array", "an object" };
+	const struct rt_jv *m = rt_jv_get(obj, key);
+	if (m && m->type == t)
+		return m;
+	rt_jv_fail(rd, m ? m : obj, "%s: \"%s\" is %s, not %s", what, key, rt_jv_type_word(m), want[t]);
+	return NULL;
+}
+
+int rt_jv_opt_string(const struct rt_jv_reader *rd, const struct rt_jv *obj, const char *what, const char *key,
+		     const char **out)
+{
+	const struct rt_jv *m = rt_jv_get(obj, key);
+	*out = "";
+	if (!m || m->type == RT_JV_NULL)
+		return 0;
+	if (m->type != RT_JV_STRING)
+		return rt_jv_fail(rd, m, "%s: \"%s\" is %s, not a string or null", what, key, rt_jv_type_word(m));
+	*out = m->string;
+	return 0;
+}
+
+int rt_jv_opt_number(const struct rt_jv_reader *rd, const struct rt_jv *obj, const char *what, const char *key,
+		     double *out)
+{
+	const struct rt_jv *m = rt_jv_get(obj, key);
+	*out = NAN;
+	if (m && m->type == RT_JV_NUMBER)
+		*out = m->number;
+	else if (!m || m->type != RT_JV_NULL)
+		return rt_jv_fail(rd, m ? m : obj, "%s: \"%s\" is %s, not a number or null", what, key,
+				  rt_jv_type_word(m));
+	return 0;
 }

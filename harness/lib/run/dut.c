@@ -4,6 +4,7 @@
  * statuses, and the check that a plugin's device has every function.
  */
 #include <stdio.h>
+#include <strings.h>
 
 #include "rocetest/dut.h"
 
@@ -16,6 +17,16 @@ const char *rt_dut_opcode_name(enum rt_dut_opcode op)
 	case RT_DUT_WRITE_IMM: return "WRITE_IMM";
 	}
 	return "?";
+}
+
+bool rt_dut_opcode_parse(const char *s, enum rt_dut_opcode *op)
+{
+	for (int k = RT_DUT_SEND; k <= RT_DUT_WRITE_IMM; k++)
+		if (!strcasecmp(s, rt_dut_opcode_name((enum rt_dut_opcode)k))) {
+			*op = (enum rt_dut_opcode)k;
+			return true;
+		}
+	return false;
 }
 
 const char *rt_dut_status_name(unsigned status)

@@ -6,8 +6,6 @@
  * wrong one is an error naming the file, the line and the field.
  */
 #include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,72 +17,9 @@
 
 struct loader {
 	struct rt_gate_result *r;
-	struct rt_error *err;
-	const char *file;	/* the JSON file, for messages */
+	struct rt_jv_reader rd;	/* the JSON file and the error, for messages */
 	size_t cap_items, cap_metrics;
 };
-
-static int load_error(struct loader *ld, const struct rt_jv *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int load_error(struct loader *ld, const struct rt_jv *at, const char *fmt, ...)
-{
-	char what[384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	if (at)
-		rt_error_set(ld->err, "%s: line %u: %s", ld->file, at->line, what);
-	else
-		rt_error_set(ld->err, "%s: %s", ld->file, what);
-	return -1;
-}
-
-/* ---- typed fields -------------------------------------------------------- */
-
-static const char *type_word(const struct rt_jv *v)
-{
-	static const char *const words[] = { "null", "true/false", "a number", "a string", "an array", "an object" };
-	return v ? words[v->type] : "missing";
-}
-
-/* obj's member key of type t; NULL with an error naming what ("test 'send'") and the key otherwise. */
-static const struct rt_jv *need(struct loader *ld, const struct rt_jv *obj, const char *what, const char *key,
-				enum rt_jv_type t)
-{
-	static const char *const want[] = { "null", "true or false", "a number", "a string", "an array", "an object" };
-	const struct rt_jv *m = rt_jv_get(obj, key);
-	if (m && m->type == t)
-		return m;
-	load_error(ld, m ? m : obj, "%s: \"%s\" is %s, not %s", what, key, type_word(m), want[t]);
-	return NULL;
-}
-
-/* A string member that may be null; "" then. -1 on another type. */
-static int opt_string(struct loader *ld, const struct rt_jv *obj, const char *what, const char *key, const char **out)
-{
-	const struct rt_jv *m = rt_jv_get(obj, key);
-	*out = "";
-	if (!m || m->type == RT_JV_NULL)
-		return 0;
-	if (m->type != RT_JV_STRING)
-		return load_error(ld, m, "%s: \"%s\" is %s, not a string or null", what, key, type_word(m));
-	*out = m->string;
-	return 0;
-}
-
-/* A number member that may be null (NAN then). */
-static int opt_number(struct loader *ld, const struct rt_jv *obj, const char *what, const char *key, double *out)
-{
-	const struct rt_jv *m = rt_jv_get(obj, key);
-	*out = NAN;
-	if (m && m->type == RT_JV_NUMBER)
-		*out = m->number;
-	else if (!m || m->type != RT_JV_NULL)
-		return load_error(ld, m ? m : obj, "%s: \"%s\" is %s, not a number or null", what, key, type_word(m));
-	return 0;
-}
 
 /* ---- the lists ------------------------------------------------------------- */
 
@@ -92,7 +27,7 @@ static struct rt_gate_item *add_item(struct loader *ld, const char *id)
 {
 	struct rt_gate_result *r = ld->r;
 	if (!rt_grow((void **)&r->items, &ld->cap_items, r->n_items, sizeof *r->items)) {
-		load_error(ld, NULL, "out of memory");
+		rt_jv_fail(&ld->rd, NULL, "out of memory");
 		return NULL;
 	}
 	struct rt_gate_item *it = &r->items[r->n_items++];
@@ -106,7 +41,7 @@ static int add_metric(struct loader *ld, enum rt_gate_metric_kind kind, const ch
 {
 	struct rt_gate_result *r = ld->r;
 	if (!rt_grow((void **)&r->metrics, &ld->cap_metrics, r->n_metrics, sizeof *r->metrics))
-		return load_error(ld, NULL, "out of memory");
+		return rt_jv_fail(&ld->rd, NULL, "out of memory");
 	struct rt_gate_metric *m = &r->metrics[r->n_metrics++];
 	m->kind = kind;
 	snprintf(m->item, sizeof m->item, "%s", item);
@@ -125,21 +60,21 @@ static void first_line(char *buf, size_t size, const char *text)
 
 static int load_case(struct loader *ld, const char *suite, const struct rt_jv *c)
 {
-	const struct rt_jv *name = need(ld, c, "a test case", "name", RT_JV_STRING);
+	const struct rt_jv *name = rt_jv_need(&ld->rd, c, "a test case", "name", RT_JV_STRING);
 	if (!name)
 		return -1;
 	char id[RT_GATE_ID], what[RT_GATE_ID + 16];
 	snprintf(id, sizeof id, "%s/%s", suite, name->string);
 	snprintf(what, sizeof what, "test '%s'", id);
-	const struct rt_jv *passed = need(ld, c, what, "passed", RT_JV_BOOL);
-	const struct rt_jv *cycles = passed ? need(ld, c, what, "cycles", RT_JV_NUMBER) : NULL;
-	const struct rt_jv *wrs = cycles ? need(ld, c, what, "wrs", RT_JV_NUMBER) : NULL;
-	const struct rt_jv *retx = wrs ? need(ld, c, what, "retransmissions", RT_JV_NUMBER) : NULL;
-	const struct rt_jv *checker = retx ? need(ld, c, what, "checker", RT_JV_OBJECT) : NULL;
-	const struct rt_jv *errors = checker ? need(ld, checker, what, "errors", RT_JV_NUMBER) : NULL;
-	const struct rt_jv *warnings = errors ? need(ld, checker, what, "warnings", RT_JV_NUMBER) : NULL;
+	const struct rt_jv *passed = rt_jv_need(&ld->rd, c, what, "passed", RT_JV_BOOL);
+	const struct rt_jv *cycles = passed ? rt_jv_need(&ld->rd, c, what, "cycles", RT_JV_NUMBER) : NULL;
+	const struct rt_jv *wrs = cycles ? rt_jv_need(&ld->rd, c, what, "wrs", RT_JV_NUMBER) : NULL;
+	const struct rt_jv *retx = wrs ? rt_jv_need(&ld->rd, c, what, "retransmissions", RT_JV_NUMBER) : NULL;
+	const struct rt_jv *checker = retx ? rt_jv_need(&ld->rd, c, what, "checker", RT_JV_OBJECT) : NULL;
+	const struct rt_jv *errors = checker ? rt_jv_need(&ld->rd, checker, what, "errors", RT_JV_NUMBER) : NULL;
+	const struct rt_jv *warnings = errors ? rt_jv_need(&ld->rd, checker, what, "warnings", RT_JV_NUMBER) : NULL;
 	const char *failure, *html;
-	if (!warnings || opt_string(ld, c, what, "failure", &failure) || opt_string(ld, c, what, "html", &html))
+	if (!warnings || rt_jv_opt_string(&ld->rd, c, what, "failure", &failure) || rt_jv_opt_string(&ld->rd, c, what, "html", &html))
 		return -1;
 	struct rt_gate_item *it = add_item(ld, id);
 	if (!it)
@@ -147,8 +82,8 @@ static int load_case(struct loader *ld, const char *suite, const struct rt_jv *c
 	/* Untimed (a board's harness too slow for the test's timers): neither passed nor failed. */
 	const struct rt_jv *untimed = rt_jv_get(c, "untimed");
 	if (untimed && untimed->type != RT_JV_BOOL && untimed->type != RT_JV_NULL)
-		return load_error(ld, untimed, "%s: \"untimed\" is %s, not true, false or null", what,
-				  type_word(untimed));
+		return rt_jv_fail(&ld->rd, untimed, "%s: \"untimed\" is %s, not true, false or null", what,
+				  rt_jv_type_word(untimed));
 	bool not_timed = untimed && untimed->type == RT_JV_BOOL && untimed->boolean;
 	it->passed = passed->boolean || not_timed;
 	it->evaluated = !not_timed;
@@ -164,8 +99,8 @@ static int load_case(struct loader *ld, const char *suite, const struct rt_jv *c
 static int load_suites(struct loader *ld, const struct rt_jv *suites)
 {
 	for (const struct rt_jv *s = suites->child; s; s = s->next) {
-		const struct rt_jv *name = need(ld, s, "a suite", "name", RT_JV_STRING);
-		const struct rt_jv *cases = name ? need(ld, s, "a suite", "cases", RT_JV_ARRAY) : NULL;
+		const struct rt_jv *name = rt_jv_need(&ld->rd, s, "a suite", "name", RT_JV_STRING);
+		const struct rt_jv *cases = name ? rt_jv_need(&ld->rd, s, "a suite", "cases", RT_JV_ARRAY) : NULL;
 		if (!cases)
 			return -1;
 		for (const struct rt_jv *c = cases->child; c; c = c->next)
@@ -177,14 +112,14 @@ static int load_suites(struct loader *ld, const struct rt_jv *suites)
 
 static int load_goodput(struct loader *ld, const struct rt_jv *metrics)
 {
-	const struct rt_jv *goodput = need(ld, metrics, "metrics", "goodput", RT_JV_ARRAY);
+	const struct rt_jv *goodput = rt_jv_need(&ld->rd, metrics, "metrics", "goodput", RT_JV_ARRAY);
 	if (!goodput)
 		return -1;
 	for (const struct rt_jv *g = goodput->child; g; g = g->next) {
-		const struct rt_jv *suite = need(ld, g, "a goodput measurement", "suite", RT_JV_STRING);
-		const struct rt_jv *test = suite ? need(ld, g, "a goodput measurement", "test", RT_JV_STRING) : NULL;
+		const struct rt_jv *suite = rt_jv_need(&ld->rd, g, "a goodput measurement", "suite", RT_JV_STRING);
+		const struct rt_jv *test = suite ? rt_jv_need(&ld->rd, g, "a goodput measurement", "test", RT_JV_STRING) : NULL;
 		double gbps;
-		if (!test || opt_number(ld, g, "a goodput measurement", "gbps", &gbps))
+		if (!test || rt_jv_opt_number(&ld->rd, g, "a goodput measurement", "gbps", &gbps))
 			return -1;
 		char id[RT_GATE_ID];
 		snprintf(id, sizeof id, "%s/%s", suite->string, test->string);
@@ -197,10 +132,10 @@ static int load_goodput(struct loader *ld, const struct rt_jv *metrics)
 static int load_run(struct loader *ld, const struct rt_jv *root)
 {
 	struct rt_gate_result *r = ld->r;
-	const struct rt_jv *dut = need(ld, root, "the run", "dut", RT_JV_STRING);
-	const struct rt_jv *seed = dut ? need(ld, root, "the run", "seed", RT_JV_NUMBER) : NULL;
-	const struct rt_jv *suites = seed ? need(ld, root, "the run", "suites", RT_JV_ARRAY) : NULL;
-	const struct rt_jv *metrics = suites ? need(ld, root, "the run", "metrics", RT_JV_OBJECT) : NULL;
+	const struct rt_jv *dut = rt_jv_need(&ld->rd, root, "the run", "dut", RT_JV_STRING);
+	const struct rt_jv *seed = dut ? rt_jv_need(&ld->rd, root, "the run", "seed", RT_JV_NUMBER) : NULL;
+	const struct rt_jv *suites = seed ? rt_jv_need(&ld->rd, root, "the run", "suites", RT_JV_ARRAY) : NULL;
+	const struct rt_jv *metrics = suites ? rt_jv_need(&ld->rd, root, "the run", "metrics", RT_JV_OBJECT) : NULL;
 	if (!metrics)
 		return -1;
 	r->source = RT_GATE_SOURCE_RUN;
@@ -233,9 +168,9 @@ static bool first_violation(const struct rt_jv *violations, const char *rule, ch
 
 static int load_rule(struct loader *ld, const char *file, const struct rt_jv *rule, const struct rt_jv *violations)
 {
-	const struct rt_jv *id = need(ld, rule, "a rule", "id", RT_JV_STRING);
-	const struct rt_jv *status = id ? need(ld, rule, "a rule", "status", RT_JV_STRING) : NULL;
-	const struct rt_jv *count = status ? need(ld, rule, "a rule", "violations", RT_JV_NUMBER) : NULL;
+	const struct rt_jv *id = rt_jv_need(&ld->rd, rule, "a rule", "id", RT_JV_STRING);
+	const struct rt_jv *status = id ? rt_jv_need(&ld->rd, rule, "a rule", "status", RT_JV_STRING) : NULL;
+	const struct rt_jv *count = status ? rt_jv_need(&ld->rd, rule, "a rule", "violations", RT_JV_NUMBER) : NULL;
 	if (!count)
 		return -1;
 	char item_id[RT_GATE_ID];
@@ -252,10 +187,10 @@ static int load_rule(struct loader *ld, const char *file, const struct rt_jv *ru
 
 static int load_capture(struct loader *ld, const struct rt_jv *f)
 {
-	const struct rt_jv *file = need(ld, f, "a capture", "file", RT_JV_STRING);
-	const struct rt_jv *rules = file ? need(ld, f, "a capture", "rules", RT_JV_ARRAY) : NULL;
-	const struct rt_jv *summary = rules ? need(ld, f, "a capture", "summary", RT_JV_OBJECT) : NULL;
-	const struct rt_jv *verdict = summary ? need(ld, summary, "a capture's summary", "verdict", RT_JV_STRING) : NULL;
+	const struct rt_jv *file = rt_jv_need(&ld->rd, f, "a capture", "file", RT_JV_STRING);
+	const struct rt_jv *rules = file ? rt_jv_need(&ld->rd, f, "a capture", "rules", RT_JV_ARRAY) : NULL;
+	const struct rt_jv *summary = rules ? rt_jv_need(&ld->rd, f, "a capture", "summary", RT_JV_OBJECT) : NULL;
+	const struct rt_jv *verdict = summary ? rt_jv_need(&ld->rd, summary, "a capture's summary", "verdict", RT_JV_STRING) : NULL;
 	if (!verdict)
 		return -1;
 	const char *name = base_name(file->string);
@@ -280,7 +215,7 @@ static int load_check(struct loader *ld, const struct rt_jv *root)
 	if (!files)
 		return load_capture(ld, root);
 	if (files->type != RT_JV_ARRAY)
-		return load_error(ld, files, "\"files\" is %s, not an array", type_word(files));
+		return rt_jv_fail(&ld->rd, files, "\"files\" is %s, not an array", rt_jv_type_word(files));
 	for (const struct rt_jv *f = files->child; f; f = f->next)
 		if (load_capture(ld, f))
 			return -1;
@@ -296,11 +231,11 @@ static int check_unique(struct loader *ld)
 	const struct rt_gate_item **order =
 		(const struct rt_gate_item **)gate_sorted(r->items, r->n_items, sizeof *r->items, gate_cmp_item_ids);
 	if (!order)
-		return load_error(ld, NULL, "out of memory");
+		return rt_jv_fail(&ld->rd, NULL, "out of memory");
 	int rc = 0;
 	for (size_t i = 1; i < r->n_items && !rc; i++)
 		if (!strcmp(order[i - 1]->id, order[i]->id))
-			rc = load_error(ld, NULL, "'%s' appears twice (the gate names tests by suite/name and captures by "
+			rc = rt_jv_fail(&ld->rd, NULL, "'%s' appears twice (the gate names tests by suite/name and captures by "
 					"file name, which must be unique)", order[i]->id);
 	free(order);
 	return rc;
@@ -342,7 +277,7 @@ int rt_gate_load(struct rt_gate_result *r, const char *path, struct rt_error *er
 	struct rt_json_doc *doc = rt_json_load(json, err);
 	if (!doc)
 		return -1;
-	struct loader ld = { .r = r, .err = err, .file = json };
+	struct loader ld = { .r = r, .rd = { .file = json, .err = err } };
 	const struct rt_jv *root = rt_json_root(doc);
 	int rc;
 	if (rt_jv_get(root, "suites"))
@@ -350,7 +285,7 @@ int rt_gate_load(struct rt_gate_result *r, const char *path, struct rt_error *er
 	else if (rt_jv_get(root, "files") || rt_jv_get(root, "rules"))
 		rc = load_check(&ld, root);
 	else
-		rc = load_error(&ld, NULL, "neither a rocetest run summary.json (\"suites\") nor a rocetest check --json "
+		rc = rt_jv_fail(&ld.rd, NULL, "neither a rocetest run summary.json (\"suites\") nor a rocetest check --json "
 				"report (\"files\" or \"rules\")");
 	rt_json_free(doc);
 	if (!rc)

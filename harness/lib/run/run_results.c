@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/types.h>
 
 #include "rocetest/run_results.h"
@@ -92,16 +91,6 @@ static bool parse_real(const char *s, double *v)
 	return true;
 }
 
-static bool parse_op(const char *s, enum rt_dut_opcode *op)
-{
-	for (int k = RT_DUT_SEND; k <= RT_DUT_WRITE_IMM; k++)
-		if (!strcasecmp(s, rt_dut_opcode_name((enum rt_dut_opcode)k))) {
-			*op = (enum rt_dut_opcode)k;
-			return true;
-		}
-	return false;
-}
-
 /* One KEY=VALUE of FIGURES into fg. */
 static int parse_figure(const struct reader *rd, char *word, struct figures *fg)
 {
@@ -117,7 +106,7 @@ static int parse_figure(const struct reader *rd, char *word, struct figures *fg)
 		return line_error(rd, "FIGURES: unknown key '%s' (op, size, gbps, messages, bytes, cq_errors)", word);
 	if (fg->has[k])
 		return line_error(rd, "FIGURES: %s given twice", word);
-	bool ok = k == FIG_OP	  ? parse_op(value, &fg->op)
+	bool ok = k == FIG_OP	  ? rt_dut_opcode_parse(value, &fg->op)
 		  : k == FIG_GBPS ? parse_real(value, &fg->gbps)
 				  : parse_count(value, &fg->count[k]);
 	if (!ok)
