@@ -43,9 +43,11 @@ $(DUT_SIM_MAP): dut/sim.mk
 # $(1): the width, $(2): the output directory, $(3): the RTL sources
 # (dut/mutants.mk builds patched copies the same way). The model: Verilate, then build its archive and
 # Verilator's runtime objects (Verilator's own makefile, -j 2, a make of its
-# own as Verilator's --build runs it: not $(MAKE), which make -n would run). flock: one
-# model build at a time (the machine has 2 cores), also across make -j and
-# concurrent makes in this tree.
+# own as Verilator's --build runs it: not $(MAKE), which make -n would run). flock: two
+# model builds at a time at most (on 2 cores one Verilates, single-threaded,
+# while the other compiles), also across make -j and concurrent makes in this
+# tree: a build takes the first of two slots that is free, else waits for the
+# second.
 DUT_SIM_LOCK = $(DUT_SIM_BUILD)/.model.lock
 define DUT_SIM_MODEL
 $(VERILATOR) --cc -O3 --x-assign fast --x-initial fast -Wno-fatal --top-module roce_endpoint \
@@ -59,7 +61,9 @@ define DUT_SIM_RULE
 $(2)/obj/.built: $(3) dut/sim.mk
 	@mkdir -p $(2)/obj
 	@echo "dut-sim: Verilating roce_endpoint at DATA_WIDTH $(1) (log: $(2)/build.log)"
-	@flock $(DUT_SIM_LOCK) $(SHELL) -c '$(call DUT_SIM_MODEL,$(1),$(2),$(3))' >$(2)/build.log 2>&1 || \
+	@cmd='$(call DUT_SIM_MODEL,$(1),$(2),$(3))'; \
+	{ flock -n -E 75 $(DUT_SIM_LOCK).1 $(SHELL) -c "$$$$cmd"; rc=$$$$?; \
+	  if [ $$$$rc = 75 ]; then flock $(DUT_SIM_LOCK).2 $(SHELL) -c "$$$$cmd"; rc=$$$$?; fi; exit $$$$rc; } >$(2)/build.log 2>&1 || \
 		{ echo "dut-sim: FAILED to build the Verilator model at DATA_WIDTH $(1); the end of $(2)/build.log:"; \
 		  tail -n 30 $(2)/build.log; exit 1; }
 	@touch $$@
