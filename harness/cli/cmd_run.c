@@ -18,8 +18,7 @@
 #include "rocetest/run_report.h"
 
 static const char run_help[] =
-	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO] [--host-delay-us X]\n"
-	"                    [--shard I/N]\n"
+	"usage: rocetest run --dut sim [--suite NAME]... [--seed N] [--report DIR] [--width W] [--sim-lib SO] [--host-delay-us X] [--shard I/N]\n"
 	"       rocetest run --dut iface:NAME --board-control PATH --dut-ip A [OPTION]... [--suite NAME]... [--seed N] [--report DIR]\n"
 	"       rocetest run --list\n"
 	"\n"

@@ -229,14 +229,14 @@ timed "the README's commands as an unprivileged user" "$start"
 [ "$unpriv_failures" -eq 0 ] || exit 1
 
 # ----------------------------------------------------------------------- root
-# as_root CMD: runs CMD as root in the root's clone; says how it went and how long it took.
+# as_root CMD [HOW]: runs CMD as root in the root's clone; says how it went ("passed HOW") and how long it took.
 as_root() {
-	local cmd=$1 start
+	local cmd=$1 how=${2:-} start
 	STEP="root: $cmd"
 	say "running '$cmd' as root in /work/rocetest"
 	start=$(date +%s)
 	if logged in_root root /work/rocetest "$cmd"; then
-		say "ok - '$cmd' as root passed (the first try) in $(($(date +%s) - start)) s"
+		say "ok - '$cmd' as root passed${how:+ $how} in $(($(date +%s) - start)) s"
 		timed "$cmd" "$start"
 		return 0
 	fi
@@ -245,7 +245,7 @@ as_root() {
 	return 1
 }
 for cmd in "${README_COMMANDS[@]}"; do
-	as_root "$cmd" || { print_times; exit 1; }
+	as_root "$cmd" "on the first try" || { print_times; exit 1; }
 done
 installed=$(grep -c '^  \[root: make [a-z]*\] Setting up ' "$LOG" || true)
 say "the project installed $installed packages itself; the README's two commands passed on a fresh Debian 12 root"
