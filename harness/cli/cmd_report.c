@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			return cli_usage_error("report", "--merge needs --report DIR and the shards' directories");
 		o->shards = argv + optind;
 		o->n_shards = argc - optind;
+		/* Writing into a shard would truncate its files while they are copied. */
+		char out[PATH_MAX], shard[PATH_MAX];
+		for (int i = 0; i < o->n_shards && realpath(o->report, out); i++)
+			if (realpath(o->shards[i], shard) && !strcmp(out, shard))
+				return cli_usage_error("report", "--report %s is shard %s itself: join the shards into a "
+						       "directory of its own", o->report, o->shards[i]);
 		return 0;
 	}
 	if (optind < argc)

@@ -128,6 +128,10 @@ done
 run "$ROCETEST" report --merge --report "$TMP/x"
 want_rc 2; err_has "--merge needs --report DIR and the shards' directories"
 check "report --merge without shards: usage error, exit 2"
+run "$ROCETEST" report --merge --report "$TMP/./1-of-3" "$TMP/1-of-3" "$TMP/2-of-3" "$TMP/3-of-3"
+want_rc 2; err_has "is shard $TMP/1-of-3 itself"
+[ "$(jpy '[d["shard"]["index"]]' "$TMP/1-of-3/summary.json")" = 1 ] || probs+=("the shard's summary.json was overwritten")
+check "report --merge into one of the shards: usage error, exit 2, the shard intact"
 run "$ROCETEST" report --merge --results "$TMP/r.tsv" --report "$TMP/x" "$TMP/1-of-3"
 want_rc 2; err_has "--merge takes the shards' directories"
 check "report --merge with --results: usage error, exit 2"
