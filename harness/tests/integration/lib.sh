@@ -147,24 +147,14 @@ needs() {
 
 # run_tap NAME CMD...: RUN_TAP_TIMEOUT seconds at most, 120 unless set.
 run_tap() {
-	local name=$1 out=$TMP/tap.out rc line n_ok=0 n_fail=0
+	local name=$1 rc
 	shift
-	timeout "${RUN_TAP_TIMEOUT:-120}" "$@" >"$out" 2>"$TMP/tap.err"
+	timeout "${RUN_TAP_TIMEOUT:-120}" "$@" >"$TMP/tap.out" 2>"$TMP/tap.err"
 	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) echo "$line"; n_ok=$((n_ok + 1)) ;;
-		"FAIL - "*) echo "$line"; n_fail=$((n_fail + 1)) ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <"$out"
-	passed=$((passed + n_ok))
-	failed=$((failed + n_fail))
-	if [ $rc -ne 0 ] && [ $n_fail -eq 0 ]; then
-		fail "$name" "exited $rc without reporting a failure: $(tail -n 3 "$TMP/tap.err" | tr '\n' ' ')"
-	elif [ $((n_ok + n_fail)) -eq 0 ]; then
-		fail "$name" "reported no results: $(tail -n 3 "$TMP/tap.err" | tr '\n' ' ')"
-	fi
+	tap_tally "$name" "$rc" "$TMP/tap.out" "$TMP/tap.err"
+	passed=$((passed + tap_ok))
+	failed=$((failed + tap_fail))
+	deferred=$((deferred + tap_deferred))
 }
 
 jpy() {

@@ -84,6 +84,9 @@ fi
 
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/rocetest-run.XXXXXX")
 trap 'rm -rf "$LOGS"' EXIT
+WORK=$LOGS
+# shellcheck source=harness/tests/integration/cmd_lib.sh
+. "$HERE/cmd_lib.sh"	# tap_tally: a file's results counted as lib.sh's run_tap counts a script's
 
 # The start order: the parallel files longest first, then the serial ones in
 # numeric order. The output order is always numeric.
@@ -104,31 +107,13 @@ next_print=0
 
 # account I: counts file I's result lines and prints its output (numeric order is the caller's).
 account() {
-	local i=$1 name rc line n_ok=0 n_fail=0 n_def=0
+	local i=$1 name
 	name=$(basename "${files[$i]}" .sh)
-	rc=$(cat "$LOGS/$i.rc" 2>/dev/null || echo 125)
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) echo "$line"; n_ok=$((n_ok + 1)) ;;
-		"FAIL - "*) echo "$line"; n_fail=$((n_fail + 1)) ;;
-		"# make test: "*) echo "$line"; n_def=$((n_def + 1)) ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <"$LOGS/$i.out"
-	if [ "$rc" = 124 ]; then
-		echo "FAIL - $name: ran past ${FILE_TIMEOUT:-1800} s (FILE_TIMEOUT): $(tail -n 3 "$LOGS/$i.out" | tr '\n' ' ')"
-		n_fail=$((n_fail + 1))
-	elif [ "$rc" -ne 0 ] && [ $n_fail -eq 0 ]; then
-		echo "FAIL - $name: exited $rc without reporting a failure: $(tail -n 3 "$LOGS/$i.out" | tr '\n' ' ')"
-		n_fail=$((n_fail + 1))
-	elif [ $((n_ok + n_fail + n_def)) -eq 0 ]; then
-		echo "FAIL - $name: reported no results: $(tail -n 3 "$LOGS/$i.out" | tr '\n' ' ')"
-		n_fail=$((n_fail + 1))
-	fi
-	echo "# $name: $n_ok passed, $n_fail failed in $(cat "$LOGS/$i.secs") s"
-	passed=$((passed + n_ok))
-	failed=$((failed + n_fail))
-	deferred=$((deferred + n_def))
+	tap_tally "$name" "$(cat "$LOGS/$i.rc" 2>/dev/null || echo 125)" "$LOGS/$i.out" "$LOGS/$i.out"
+	echo "# $name: $tap_ok passed, $tap_fail failed in $(cat "$LOGS/$i.secs") s"
+	passed=$((passed + tap_ok))
+	failed=$((failed + tap_fail))
+	deferred=$((deferred + tap_deferred))
 }
 
 # print_ready: the finished files' output, in numeric order, as far as it goes.
